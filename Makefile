@@ -1,0 +1,68 @@
+# The two commands a newcomer needs: `make demo` and `make test`.
+# Each creates .venv if absent and installs everything (pinned) before it runs.
+
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+BOOTSTRAP_PY ?= python3
+
+# Every ROS process this project starts stays on this machine.
+export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export MUJOCO_GL ?= egl
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+# Debian packages: EGL/Mesa (headless MuJoCo rendering, osmesa fallback), graphviz
+# (dot export), cmake and g++ (our interfaces package).
+DEB_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libopengl0 libosmesa6 graphviz cmake g++
+
+.PHONY: help venv system-deps demo test lint typecheck unit schema clean
+
+help:
+	@echo "make demo   - run the demo (installs into $(VENV) first)"
+	@echo "make test   - lint, type-check and run the tests (installs into $(VENV) first)"
+
+venv: $(VENV)/.installed
+
+system-deps: $(VENV)/.system-deps
+
+$(VENV)/.system-deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages: $$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
+	    || { echo "error: could not install Debian packages: $$missing" >&2; exit 1; }; \
+	fi
+	@mkdir -p $(VENV) && touch $@
+
+$(VENV)/bin/python:
+	$(BOOTSTRAP_PY) -m venv $(VENV)
+
+$(VENV)/.installed: $(VENV)/bin/python $(VENV)/.system-deps requirements.txt setup.py
+	$(PIP) install -q -r requirements.txt 2>&1 | { grep -v "^WARNING: Location" || true; }; exit $${PIPESTATUS[0]}
+	$(PIP) install -q --no-deps --no-build-isolation -e . 2>&1 | { grep -v "^WARNING: Location" || true; }; exit $${PIPESTATUS[0]}
+	@touch $@
+
+demo: venv
+	$(VENV)/bin/bt-executive skills list
+
+lint: venv
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+typecheck: venv
+	$(PY) -m mypy
+
+unit: venv
+	@$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
+
+test: lint typecheck unit
+
+schema: venv
+	$(VENV)/bin/bt-executive skills schema --write
+
+clean:
+	rm -rf build install log .mypy_cache .ruff_cache .hypothesis

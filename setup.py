@@ -1,0 +1,39 @@
+"""ament_python package bt_executive (also installable with plain pip)."""
+
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = "bt_executive"
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    description="Behaviour-tree robot executive: LLM or stub planner -> py_trees -> ROS 2 skills",
+    license="Apache-2.0",
+    python_requires=">=3.11",
+    packages=find_packages(include=[PACKAGE, f"{PACKAGE}.*"]),
+    package_data={PACKAGE: ["py.typed", "skills/*.json"]},
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        (f"share/{PACKAGE}/launch", glob("launch/*.py")),
+        (f"share/{PACKAGE}/config", glob("config/*.yaml")),
+        (f"share/{PACKAGE}/config/skills", glob("config/skills/*.yaml")),
+        (f"share/{PACKAGE}/config/robots", glob("config/robots/*.yaml")),
+        (f"share/{PACKAGE}/config/scenes", glob("config/scenes/*.yaml")),
+        (f"share/{PACKAGE}/config/faults", glob("config/faults/*.yaml")),
+    ],
+    zip_safe=False,
+    maintainer="bt_executive developers",
+    maintainer_email="bt-executive@users.noreply.github.com",
+    entry_points={
+        "console_scripts": [f"bt-executive = {PACKAGE}.executive.cli:main"],
+        # Skill bundles shipped by other distributions: "name = some.package.dir" names a
+        # directory of manifests inside the distribution; it is located, never imported.
+        "bt_executive.skills": [],
+        # In-process VLA policies: "name = module:factory".
+        "bt_executive.policies": [],
+        "pytest11": [f"{PACKAGE} = {PACKAGE}.testing"],
+    },
+)
