@@ -12,18 +12,24 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export MUJOCO_GL ?= egl
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# The interfaces are built by `make venv`: their tests fail rather than skip when missing.
+export BT_EXECUTIVE_REQUIRE_INTERFACES := 1
 
 # Debian packages: EGL/Mesa (headless MuJoCo rendering, osmesa fallback), graphviz
 # (dot export), cmake and g++ (our interfaces package).
 DEB_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libopengl0 libosmesa6 graphviz cmake g++
 
-.PHONY: help venv system-deps demo test lint typecheck unit schema clean
+.PHONY: help venv interfaces system-deps demo test lint typecheck unit schema clean
 
 help:
 	@echo "make demo   - run the demo (installs into $(VENV) first)"
 	@echo "make test   - lint, type-check and run the tests (installs into $(VENV) first)"
 
-venv: $(VENV)/.installed
+venv: $(VENV)/.installed interfaces
+
+# Our ROS interfaces, generated with the pip-installed rosidl toolchain; cached by the script.
+interfaces: $(VENV)/.installed
+	@bash bt_executive_interfaces/build_into_venv.sh $(VENV)
 
 system-deps: $(VENV)/.system-deps
 
