@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from bt_executive import __version__
-from bt_executive.executive import skills_command
+from bt_executive.executive import sim_command, skills_command
 from bt_executive.skills.errors import ManifestError
 
 
@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     skills_command.add_parser(commands)
+    sim_command.add_parser(commands)
     return parser
 
 
