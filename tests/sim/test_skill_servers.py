@@ -87,6 +87,17 @@ def _wait(future: Any, timeout_s: float) -> Any:
 @pytest.fixture(scope="module")
 def sim_client() -> Iterator[SimClient]:
     """`bt-executive sim --seed 0` in a child process, and clients for it in this one."""
+    yield from _sim_client([])
+
+
+@pytest.fixture
+def crashing_sim_client() -> Iterator[SimClient]:
+    """A sim whose pick server crashes mid-goal after three goals (config/faults/server_crash.yaml)."""
+    faults = Path(__file__).resolve().parents[2] / "config" / "faults" / "server_crash.yaml"
+    yield from _sim_client(["--faults", str(faults)])
+
+
+def _sim_client(extra_args: list[str]) -> Iterator[SimClient]:
     from bt_executive_interfaces.action import RunSkill
     from bt_executive_interfaces.srv import GetWorldState
 
@@ -95,7 +106,7 @@ def sim_client() -> Iterator[SimClient]:
     exe = shutil.which("bt-executive", path=str(Path(sys.executable).parent))
     assert exe is not None
     proc = subprocess.Popen(
-        [exe, "sim", "--seed", "0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        [exe, "sim", "--seed", "0", *extra_args], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     assert proc.stdout is not None
     ready = proc.stdout.readline()
@@ -149,3 +160,24 @@ def test_cancel_mid_motion_is_honoured_and_reported_as_preempted(sim_client: Sim
 
     answer = sim_client.run("pick", {"object": "blue_cube"}, cancel_after_s=0.02)
     assert (answer.status, answer.result.failure_kind) == (GoalStatus.STATUS_CANCELED, "preempted")
+
+
+def test_server_crash_fault_takes_the_server_down_mid_goal_and_restarts_it(crashing_sim_client: SimClient) -> None:
+    from bt_executive_interfaces.action import RunSkill
+
+    for _ in range(3):  # the first three goals are answered (quick invalid_params failures)
+        crashing_sim_client.run("pick", {})
+    pick = crashing_sim_client.clients["pick"]
+    goal = RunSkill.Goal(skill_id="tabletop/pick", args_json=json.dumps({"object": "red_cube"}))
+    handle = _wait(pick.send_goal_async(goal), 10.0)
+    result = handle.get_result_async()
+    gone_after = _seconds_until(lambda: not pick.server_is_ready(), 10.0)
+    back_after = _seconds_until(pick.server_is_ready, 15.0)
+    assert (result.done(), gone_after < 10.0, back_after < 15.0) == (False, True, True)
+
+
+def _seconds_until(condition: Any, limit_s: float) -> float:
+    start = time.monotonic()
+    while not condition() and time.monotonic() - start < limit_s:
+        time.sleep(0.02)
+    return time.monotonic() - start
