@@ -18,7 +18,7 @@ setup(
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
         (f"share/{PACKAGE}/launch", glob("launch/*.py")),
-        (f"share/{PACKAGE}/config", glob("config/*.yaml")),
+        (f"share/{PACKAGE}/config", glob("config/*.yaml") + glob("config/*.xml")),
         (f"share/{PACKAGE}/config/skills", glob("config/skills/*.yaml")),
         (f"share/{PACKAGE}/config/robots", glob("config/robots/*.yaml")),
         (f"share/{PACKAGE}/config/scenes", glob("config/scenes/*.yaml")),

@@ -10,6 +10,7 @@ SIGTERM after cancelling any running skill.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 from pathlib import Path
 from types import FrameType
@@ -33,6 +34,10 @@ def run_sim(args: argparse.Namespace) -> int:
 
     from bt_executive.sim.backend import SimBackend
     from bt_executive.sim.skill_servers import SimSkillServers
+    from bt_executive.skills.action_skill import with_short_lease
+
+    # Our participant's short lease is what lets clients see these servers die within ~2 s.
+    os.environ.update(with_short_lease())
 
     backend = SimBackend.from_files(
         args.scene, seed=args.seed, faults=args.faults, clock="realtime" if args.realtime else "lockstep"

@@ -8,25 +8,86 @@ its own tests without importing anything:
 - ``tabletop_robot``: the embedded robot's capability profile.
 - ``manifest_data``: a factory for valid manifest mappings, to change one field and
   check that it is refused (or accepted).
+- ``ros_domain_id`` (session): a ROS domain id this pytest process holds alone (``ros_domain``).
+- ``ros_namespace``: a namespace of this test's own, e.g. ``/test_4711_3``.
+- ``ros_context``: an initialised ``rclpy.Context`` on that domain, shut down and destroyed after.
+- ``ros_harness``: a ``RosHarness`` in that context and namespace: ``harness.node(name)``
+  creates nodes, ``harness.start()`` spins them in a MultiThreadedExecutor thread; torn
+  down in the order rclpy needs (``ros_harness``).
+- ``fake_skill_server``: an unstarted ``FakeSkillServer`` on that domain and namespace:
+  script outcomes with ``serve(...)``, ``start()`` the process, read ``goals()`` /
+  ``cancels()`` (``fake_skill_process``); stopped after the test.
+- ``clean_blackboard``: py_trees' global blackboard, cleared before and after the test.
+- ``assert_golden``: ``assert_golden(tree_or_text, name)`` against ``golden/<name>.txt``
+  beside the test; ``pytest --update-golden`` rewrites the files (``golden``).
+
+``run_tree`` (``tree_runner``) ticks a tree to its end and times every tick.
+
+The ROS fixtures skip when rclpy or bt_executive_interfaces is missing (they fail
+instead when ``BT_EXECUTIVE_REQUIRE_INTERFACES`` is set, as in CI). This module
+imports neither rclpy nor py_trees: it loads on every pytest run.
 
 ROS processes started from tests stay on this machine
-(``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``) unless the caller set otherwise.
+(``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``) unless the caller set otherwise,
+and load ``config/fastdds_profile.xml`` (``FASTDDS_DEFAULT_PROFILES_FILE``,
+unless set): the test process from its first ``ros_context``, the fake server
+from its start. Its 0.5 s announcements make a new server discovered in
+~0.1-0.4 s rather than up to ~2.5 s; its 2 s lease makes a killed one vanish.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from bt_executive.resources import config_dir, default_skill_dirs
-from bt_executive.skills.capabilities import RobotCapabilities
-from bt_executive.skills.parameters import merge_goal
-from bt_executive.skills.registry import SkillRegistry
+from bt_executive.testing.fake_skill_process import FakeSkillServer
+from bt_executive.testing.fake_skill_script import Outcome
+from bt_executive.testing.golden import DIR_INI, UPDATE_OPTION, GoldenAssert, GoldenFiles
+from bt_executive.testing.ros_domain import reserve_domain_id
+from bt_executive.testing.ros_harness import RosHarness, close_context, open_context, unique_namespace
+from bt_executive.testing.tree_runner import TreeRun, run_tree
+
+if TYPE_CHECKING:
+    from rclpy.context import Context
+
+    from bt_executive.skills.capabilities import RobotCapabilities
+    from bt_executive.skills.registry import SkillRegistry
+
+# The skill models are imported where used: the fake skill server's process imports this package
+# too (its modules live here), and it needs none of them.
+
+__all__ = [
+    "FakeSkillServer",
+    "GoldenAssert",
+    "ManifestFactory",
+    "Outcome",
+    "RosHarness",
+    "TreeRun",
+    "run_tree",
+    "valid_manifest_data",
+]
+
+REQUIRE_INTERFACES_ENV = "BT_EXECUTIVE_REQUIRE_INTERFACES"
 
 ManifestFactory = Callable[..., dict[str, Any]]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--update-golden`` and the ``bt_executive_golden_dir`` ini option."""
+    group = parser.getgroup("bt_executive")
+    group.addoption(
+        UPDATE_OPTION,
+        action="store_true",
+        default=False,
+        help="rewrite golden tree snapshots instead of comparing with them",
+    )
+    parser.addini(DIR_INI, "directory of golden tree snapshots (default: golden/ beside each test)", default="")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -37,12 +98,16 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session")
 def skill_registry() -> SkillRegistry:
     """The skills shipped in config/skills (installed bundles excluded, for repeatability)."""
+    from bt_executive.skills.registry import SkillRegistry
+
     return SkillRegistry.discover(default_skill_dirs(), use_entry_points=False)
 
 
 @pytest.fixture(scope="session")
 def tabletop_robot() -> RobotCapabilities:
     """The embedded MuJoCo arm's capability profile."""
+    from bt_executive.skills.capabilities import RobotCapabilities
+
     return RobotCapabilities.from_yaml(config_dir() / "robots" / "tabletop_arm.yaml")
 
 
@@ -64,6 +129,8 @@ def valid_manifest_data(**overrides: Any) -> dict[str, Any]:
             "action_name": "skills/pick",
         },
     }
+    from bt_executive.skills.parameters import merge_goal
+
     return merge_goal(base, overrides)
 
 
@@ -71,3 +138,86 @@ def valid_manifest_data(**overrides: Any) -> dict[str, Any]:
 def manifest_data() -> ManifestFactory:
     """Factory: ``manifest_data(description="...")`` gives a manifest mapping with that change."""
     return valid_manifest_data
+
+
+# ROS ------------------------------------------------------------------------------------------------
+
+
+def _require(module: str, hint: str) -> None:
+    """Skip the test when ``module`` is missing (fail instead under BT_EXECUTIVE_REQUIRE_INTERFACES)."""
+    spec = importlib.util.find_spec(module)
+    if spec is not None and spec.origin is not None:  # a source folder on sys.path is a namespace: no origin
+        return
+    message = f"{module} is not installed; {hint}"
+    if os.environ.get(REQUIRE_INTERFACES_ENV):
+        pytest.fail(f"{message} (and {REQUIRE_INTERFACES_ENV} is set)")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def ros_domain_id() -> Iterator[int]:
+    """A ROS domain id (1..100) that this pytest process holds alone for the whole session."""
+    with reserve_domain_id() as domain_id:
+        yield domain_id
+
+
+@pytest.fixture
+def ros_namespace() -> str:
+    """A ROS namespace of this test's own, so no earlier test's leftovers answer its clients."""
+    return unique_namespace()
+
+
+@pytest.fixture
+def ros_context(ros_domain_id: int) -> Iterator[Context]:
+    """An initialised ``rclpy.Context`` of this test's own; shut down, destroyed and collected after."""
+    _require("rclpy", "install ros-kilted-rclpy (requirements.txt)")
+    context = open_context(ros_domain_id)
+    try:
+        yield context
+    finally:
+        close_context(context)
+
+
+@pytest.fixture
+def ros_harness(ros_context: Context, ros_namespace: str) -> Iterator[RosHarness]:
+    """Nodes (``harness.node(name)``) and an executor thread (``harness.start()``), torn down in order."""
+    harness = RosHarness(ros_context, ros_namespace)
+    try:
+        yield harness
+    finally:
+        harness.close()
+
+
+@pytest.fixture
+def fake_skill_server(tmp_path: Path, ros_domain_id: int, ros_namespace: str) -> Iterator[FakeSkillServer]:
+    """A fake RunSkill server process on this test's domain and namespace: script it, ``start()`` it."""
+    _require("bt_executive_interfaces", "run `bash bt_executive_interfaces/build_into_venv.sh .venv`")
+    server = FakeSkillServer(tmp_path / "fake_skill_server", ros_domain_id, ros_namespace)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def clean_blackboard() -> Iterator[None]:
+    """py_trees' blackboard is process-global: start the test with it empty, and leave it empty."""
+    from py_trees.blackboard import Blackboard
+
+    Blackboard.clear()
+    try:
+        yield
+    finally:
+        Blackboard.clear()
+
+
+# golden snapshots ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def assert_golden(request: pytest.FixtureRequest) -> GoldenAssert:
+    """``assert_golden(tree_or_text, name)``: compare with (or, with --update-golden, rewrite) a golden file."""
+    configured = str(request.config.getini(DIR_INI) or "")
+    directory = request.config.rootpath / configured if configured else request.path.parent / "golden"
+    files = GoldenFiles(directory, update=bool(request.config.getoption(UPDATE_OPTION)))
+    return files.check

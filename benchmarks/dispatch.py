@@ -1,0 +1,182 @@
+"""What does a skill leaf add to a ROS 2 action round trip, over a bare rclpy ActionClient?
+
+One fake skill server process (zero delay, no feedback) serves
+``skills/pick``; in the same run, alternating goal by goal, this process times
+(a) a ``RosActionSkill`` in a py_trees Sequence ticked every ``--period-ms``
+from the first tick (validate, build, send) to the tick that sees the result,
+and (b) a bare ``ActionClient`` on the same node: ``send_goal_async``, wait for
+the goal handle, ``get_result_async``, wait for the result, woken by
+done-callbacks (rclpy's idiom; the callback is a task the executor runs on
+its next cycle), and (c) the same bare client polling ``future.done()`` at the
+tree's period (what the leaf does). The target compares (a) with (b).
+Prints medians, p99s and their ratios; with ``--json`` the last line is one
+JSON object of the figures.
+
+    .venv/bin/python benchmarks/dispatch.py [--goals 300] [--period-ms 1] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import py_trees
+from py_trees.common import Status
+from rclpy.action.client import ActionClient
+
+from bt_executive.skills import SkillCall, SkillManifest
+from bt_executive.skills.action_skill import RosActionSkill
+from bt_executive.testing import FakeSkillServer, Outcome, RosHarness
+from bt_executive.testing.ros_domain import reserve_domain_id
+
+ACTION = "skills/pick"
+TARGET_RATIO = 1.3
+MANIFEST = {
+    "id": "bench/pick",
+    "description": "Pick, for the dispatch benchmark.",
+    "kind": "ros_action",
+    "actions": ["PICK"],
+    "parameters": {"type": "object", "properties": {"object": {"type": "string"}}, "required": ["object"]},
+    "ros": {
+        "action_type": "bt_executive_interfaces/action/RunSkill",
+        "action_name": ACTION,
+        "field_mapping": {"skill_id": "$skill", "args_json": "$args_json", "prompt": "$prompt"},
+    },
+}
+
+
+def _leaf_round_trip(root: py_trees.behaviour.Behaviour, period_s: float) -> float:
+    """Seconds from the first tick of a fresh run to the tick that ends it."""
+    started = time.perf_counter()
+    while True:
+        root.tick_once()
+        if root.status in (Status.SUCCESS, Status.FAILURE):
+            if root.status is not Status.SUCCESS:
+                raise SystemExit(f"the leaf failed: {root.children[0].result}")  # type: ignore[attr-defined]
+            return time.perf_counter() - started
+        time.sleep(period_s)
+
+
+def _wait(future: Any, timeout_s: float = 10.0) -> Any:
+    done = threading.Event()
+    future.add_done_callback(lambda _future: done.set())
+    if not done.wait(timeout_s):
+        raise SystemExit("the bare client got no answer within 10 s")
+    return future.result()
+
+
+def _poll(future: Any, period_s: float, timeout_s: float = 10.0) -> Any:
+    deadline = time.perf_counter() + timeout_s
+    while not future.done():
+        if time.perf_counter() > deadline:
+            raise SystemExit("the bare client got no answer within 10 s")
+        time.sleep(period_s)
+    return future.result()
+
+
+def _bare_round_trip(client: ActionClient[Any, Any, Any], goal: Any, poll_period_s: float | None = None) -> float:
+    """Seconds from send_goal_async to the result, with rclpy alone (woken by callbacks, or polling)."""
+    started = time.perf_counter()
+    if poll_period_s is None:
+        handle = _wait(client.send_goal_async(goal))
+        response = _wait(handle.get_result_async())
+    else:
+        handle = _poll(client.send_goal_async(goal), poll_period_s)
+        response = _poll(handle.get_result_async(), poll_period_s)
+    if not response.result.success:
+        raise SystemExit("the bare client's goal failed")
+    return time.perf_counter() - started
+
+
+def _p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, round(0.99 * len(ordered)) - 1)]
+
+
+def main() -> None:
+    """Run the benchmark and print its table (and JSON with --json)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--goals", type=int, default=300, help="timed goals per side (>= 200 for a stable p99)")
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--period-ms", type=float, default=1.0, help="tick period of the tree")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    period_s = args.period_ms / 1e3
+
+    from bt_executive_interfaces.action import RunSkill
+
+    manifest = SkillManifest.model_validate(MANIFEST)
+    call = SkillCall(skill="bench/pick", args={"object": "red_cube"})
+    with tempfile.TemporaryDirectory() as tmp, reserve_domain_id() as domain_id:
+        server = FakeSkillServer(Path(tmp), domain_id, "/dispatch_bench", result_timeout_s=1)
+        server.serve(ACTION, default=Outcome(feedback_hz=0.0))
+        server.start()
+        try:
+            with RosHarness.open(domain_id, "/dispatch_bench") as harness:
+                node = harness.node("bench")
+                leaf = RosActionSkill(manifest, call, node)
+                root = py_trees.composites.Sequence("dispatch", memory=True, children=[leaf])
+                bare: ActionClient[Any, Any, Any] = ActionClient(node, RunSkill, ACTION)
+                harness.start()
+                harness.wait_until(lambda: leaf.server_is_ready() and bare.server_is_ready(), 20.0, "discovery")
+                goal = RunSkill.Goal(skill_id="bench/pick", args_json='{"object": "red_cube"}')
+                sides: dict[str, Callable[[], float]] = {
+                    "leaf": lambda: _leaf_round_trip(root, period_s),
+                    "bare": lambda: _bare_round_trip(bare, goal),
+                    "polled": lambda: _bare_round_trip(bare, goal, period_s),
+                }
+                times: dict[str, list[float]] = {side: [] for side in sides}
+                for _ in range(args.warmup):
+                    for run in sides.values():
+                        run()
+                order = list(sides)
+                for _ in range(args.goals):
+                    order = order[1:] + order[:1]  # rotate who goes first, so drift hits every side alike
+                    for side in order:
+                        times[side].append(sides[side]())
+                goals_on_server = len(server.goals())
+        finally:
+            server.stop()
+
+    medians = {side: statistics.median(values) for side, values in times.items()}
+    p99s = {side: _p99(values) for side, values in times.items()}
+    figures: dict[str, float | int] = {"goals": args.goals, "tick_period_ms": args.period_ms}
+    for side in times:
+        figures[f"{side}_median_ms"] = round(medians[side] * 1e3, 2)
+        figures[f"{side}_p99_ms"] = round(p99s[side] * 1e3, 2)
+    figures["ratio_median"] = round(medians["leaf"] / medians["bare"], 2)
+    figures["ratio_p99"] = round(p99s["leaf"] / p99s["bare"], 2)
+    figures["ratio_median_vs_polled"] = round(medians["leaf"] / medians["polled"], 2)
+    figures["ratio_p99_vs_polled"] = round(p99s["leaf"] / p99s["polled"], 2)
+    figures["target_ratio"] = TARGET_RATIO
+    figures["extra_goals_on_server"] = goals_on_server - 3 * (args.goals + args.warmup)
+    labels = {
+        "bare": "bare ActionClient (callbacks)",
+        "polled": "bare ActionClient (polled)",
+        "leaf": "RosActionSkill in a tree",
+    }
+    print(f"goal -> result round trip, {args.goals} goals each, tree ticked every {args.period_ms:g} ms")
+    print(f"  {'':34s} {'median':>11s} {'p99':>11s}")
+    for side, label in labels.items():
+        print(f"  {label:34s} {figures[f'{side}_median_ms']:8.2f} ms {figures[f'{side}_p99_ms']:8.2f} ms")
+    print(f"  {'ratio leaf / bare (callbacks)':34s} {figures['ratio_median']:8.2f} x  {figures['ratio_p99']:8.2f} x")
+    print(
+        f"  {'ratio leaf / bare (polled)':34s} {figures['ratio_median_vs_polled']:8.2f} x  "
+        f"{figures['ratio_p99_vs_polled']:8.2f} x"
+    )
+    print(f"  target: ratio <= {TARGET_RATIO} x; goal requests resent: {figures['extra_goals_on_server']}")
+    if args.json:
+        print(json.dumps(figures, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
