@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -22,28 +20,13 @@ from rclpy.action.client import ActionClient
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 
+from bt_executive.skills.action_skill import with_short_lease
 from bt_executive.skills.world_state import WorldState
 from bt_executive.skills.world_state_msg import from_msg
 
 pytestmark = [pytest.mark.sim, pytest.mark.ros]
 
 SKILLS = ("pick", "place_on", "home")
-PORT_BASE = 32768  # ros-domain-coordinator's scheme: holding port PORT_BASE + id owns domain id
-DOMAIN_IDS = range(1, 102)
-
-
-def _claim_domain() -> tuple[int, socket.socket]:
-    start = (os.getpid() * 7) % len(DOMAIN_IDS)
-    for offset in range(len(DOMAIN_IDS)):
-        candidate = DOMAIN_IDS[(start + offset) % len(DOMAIN_IDS)]
-        lock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            lock.bind(("127.0.0.1", PORT_BASE + candidate))
-        except OSError:
-            lock.close()
-            continue
-        return candidate, lock
-    raise RuntimeError("no free ROS domain id")
 
 
 @dataclass
@@ -85,35 +68,33 @@ def _wait(future: Any, timeout_s: float) -> Any:
 
 
 @pytest.fixture(scope="module")
-def sim_client() -> Iterator[SimClient]:
+def sim_client(ros_domain_id: int) -> Iterator[SimClient]:
     """`bt-executive sim --seed 0` in a child process, and clients for it in this one."""
-    yield from _sim_client([])
+    yield from _sim_client(ros_domain_id, [])
 
 
 @pytest.fixture
-def crashing_sim_client() -> Iterator[SimClient]:
+def crashing_sim_client(ros_domain_id: int) -> Iterator[SimClient]:
     """A sim whose pick server crashes mid-goal after three goals (config/faults/server_crash.yaml)."""
     faults = Path(__file__).resolve().parents[2] / "config" / "faults" / "server_crash.yaml"
-    yield from _sim_client(["--faults", str(faults)])
+    yield from _sim_client(ros_domain_id, ["--faults", str(faults)], namespace="crashing")
 
 
-def _sim_client(extra_args: list[str]) -> Iterator[SimClient]:
+def _sim_client(domain: int, extra_args: list[str], namespace: str = "") -> Iterator[SimClient]:
     from bt_executive_interfaces.action import RunSkill
     from bt_executive_interfaces.srv import GetWorldState
 
-    domain, lock = _claim_domain()
-    env = dict(os.environ, ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
+    env = with_short_lease() | {"ROS_DOMAIN_ID": str(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}
     exe = shutil.which("bt-executive", path=str(Path(sys.executable).parent))
     assert exe is not None
-    proc = subprocess.Popen(
-        [exe, "sim", "--seed", "0", *extra_args], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    command = [exe, "sim", "--seed", "0", "--namespace", namespace, *extra_args]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert proc.stdout is not None
     ready = proc.stdout.readline()
     assert ready.startswith("sim ready"), ready
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
-    node = rclpy.create_node("sim_client", context=context)
+    node = rclpy.create_node("sim_client", namespace=namespace or None, context=context)
     clients: dict[str, ActionClient[Any, Any, Any]] = {
         name: ActionClient(node, RunSkill, f"skills/{name}") for name in SKILLS
     }
@@ -137,7 +118,6 @@ def _sim_client(extra_args: list[str]) -> Iterator[SimClient]:
         gc.collect()
         proc.terminate()
         proc.wait(timeout=15)
-        lock.close()
 
 
 def test_pick_place_home_over_ros_puts_the_red_cube_on_the_plate(sim_client: SimClient) -> None:
