@@ -482,6 +482,8 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
         callback = partial(self._on_feedback, self._run, bytes(goal_id.uuid))
         future = self._client.send_goal_async(self._goal, feedback_callback=callback, goal_uuid=goal_id)
         self._attempts.append(_Attempt(goal_id, future, now))
+        # The id of the latest request, so a goal cancelled before its answer came is still named.
+        self.goal_id = uuid.UUID(bytes=bytes(goal_id.uuid)).hex
         self._phase = _Phase.SENDING
 
     def _check_goal_responses(self, now: float) -> py_trees.common.Status:
