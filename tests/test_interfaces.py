@@ -11,9 +11,7 @@ import importlib
 import importlib.util
 import json
 import os
-import socket
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,9 +27,6 @@ pytestmark = pytest.mark.ros
 
 REQUIRE_ENV = "BT_EXECUTIVE_REQUIRE_INTERFACES"
 BUILD_HINT = "run `bash bt_executive_interfaces/build_into_venv.sh .venv`"
-# ros-domain-coordinator's scheme: whoever holds TCP port PORT_BASE + id owns ROS domain id `id`.
-PORT_BASE = 32768
-DOMAIN_IDS = range(1, 102)  # 1..101: safe for Fast DDS's port mapping (ids above 232 are not)
 TIMEOUT_S = 10.0
 
 
@@ -71,23 +66,9 @@ def interfaces() -> Interfaces:
 
 
 @pytest.fixture(scope="module")
-def domain_id() -> Iterator[int]:
-    """A ROS domain id no other process on this machine holds while this module runs."""
-    start = os.getpid() % len(DOMAIN_IDS)
-    for offset in range(len(DOMAIN_IDS)):
-        candidate = DOMAIN_IDS[(start + offset) % len(DOMAIN_IDS)]
-        lock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            lock.bind(("127.0.0.1", PORT_BASE + candidate))
-        except OSError:
-            lock.close()
-            continue
-        try:
-            yield candidate
-        finally:
-            lock.close()
-        return
-    pytest.fail(f"no free ROS domain id in {DOMAIN_IDS}")
+def domain_id(ros_domain_id: int) -> int:
+    """The plugin's per-process ROS domain id (held for the whole session)."""
+    return ros_domain_id
 
 
 def _fields(msg_type: Any) -> dict[str, str]:
