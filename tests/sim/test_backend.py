@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -25,13 +24,6 @@ PICK_PLACE_HOME: tuple[tuple[str, dict[str, JsonValue]], ...] = (
     ("place_on", {"target": "plate"}),
     ("home", {}),
 )
-
-
-@pytest.fixture
-def backend() -> Iterator[SimBackend]:
-    b = SimBackend.from_files(seed=0)
-    yield b
-    b.close()
 
 
 def _state_bytes(b: SimBackend) -> bytes:

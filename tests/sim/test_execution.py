@@ -17,13 +17,6 @@ from bt_executive.skills.failures import FailureKind
 pytestmark = pytest.mark.sim
 
 
-@pytest.fixture
-def backend() -> Iterator[SimBackend]:
-    b = SimBackend.from_files(seed=0)
-    yield b
-    b.close()
-
-
 def _arm_speed(b: SimBackend) -> float:
     return float(np.max(np.abs(b.data.qvel[b.index.arm_dof])))
 

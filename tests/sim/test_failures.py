@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 
@@ -15,13 +13,6 @@ from bt_executive.skills.call import SkillResult
 from bt_executive.skills.failures import FailureKind
 
 pytestmark = pytest.mark.sim
-
-
-@pytest.fixture
-def backend() -> Iterator[SimBackend]:
-    b = SimBackend.from_files(seed=0)
-    yield b
-    b.close()
 
 
 def _kind(result: SkillResult | None) -> tuple[FailureKind | None, str]:

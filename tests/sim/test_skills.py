@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 
@@ -18,13 +16,6 @@ def _object(state: WorldState, object_id: str) -> ObjectState:
     if found is None:
         pytest.fail(f"{object_id} missing from the world state")
     return found
-
-
-@pytest.fixture
-def backend() -> Iterator[SimBackend]:
-    b = SimBackend.from_files(seed=0)
-    yield b
-    b.close()
 
 
 def _run(b: SimBackend, *calls: tuple[str, dict[str, object]]) -> None:

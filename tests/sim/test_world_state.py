@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from bt_executive.sim import arm
@@ -18,13 +16,6 @@ def _object(state: WorldState, object_id: str) -> ObjectState:
     if found is None:
         pytest.fail(f"{object_id} missing from the world state")
     return found
-
-
-@pytest.fixture
-def backend() -> Iterator[SimBackend]:
-    b = SimBackend.from_files(seed=0)
-    yield b
-    b.close()
 
 
 @pytest.fixture
