@@ -231,6 +231,14 @@ def parse_failure_kind(text: str) -> FailureKind | None:
         return FailureKind.UNKNOWN
 
 
+_FAILED_STATUS_DEFAULTS: dict[int, tuple[FailureKind, str]] = {
+    GoalStatus.STATUS_SUCCEEDED: (FailureKind.UNKNOWN, "failed_without_kind"),  # success=False in the result
+    GoalStatus.STATUS_ABORTED: (FailureKind.ABORTED, "aborted_by_server"),
+    GoalStatus.STATUS_CANCELED: (FailureKind.PREEMPTED, "canceled_by_server"),
+}
+"""Failure kind and reason for a finished goal whose result does not name them."""
+
+
 def skill_result_from_action(status: int, result: Any, duration_s: float) -> SkillResult:
     """Map a finished goal (its GoalStatus and result message) onto a SkillResult."""
     fields = _field_names(result)
@@ -244,32 +252,12 @@ def skill_result_from_action(status: int, result: Any, duration_s: float) -> Ski
         evidence = {}
     kind = parse_failure_kind(str(result.failure_kind)) if "failure_kind" in fields else None
     duration_s = max(0.0, duration_s)
-    if status == GoalStatus.STATUS_SUCCEEDED:
-        succeeded = bool(result.success) if "success" in fields else True
-        if succeeded:
-            return SkillResult.ok(reason or "done", detail=detail, evidence=evidence, duration_s=duration_s)
+    if status == GoalStatus.STATUS_SUCCEEDED and (bool(result.success) if "success" in fields else True):
+        return SkillResult.ok(reason or "done", detail=detail, evidence=evidence, duration_s=duration_s)
+    if status in _FAILED_STATUS_DEFAULTS:
+        default_kind, default_reason = _FAILED_STATUS_DEFAULTS[status]
         return SkillResult.failed(
-            kind or FailureKind.UNKNOWN,
-            reason or "failed_without_kind",
-            detail=detail,
-            evidence=evidence,
-            duration_s=duration_s,
-        )
-    if status == GoalStatus.STATUS_ABORTED:
-        return SkillResult.failed(
-            kind or FailureKind.ABORTED,
-            reason or "aborted_by_server",
-            detail=detail,
-            evidence=evidence,
-            duration_s=duration_s,
-        )
-    if status == GoalStatus.STATUS_CANCELED:
-        return SkillResult.failed(
-            kind or FailureKind.PREEMPTED,
-            reason or "canceled_by_server",
-            detail=detail,
-            evidence=evidence,
-            duration_s=duration_s,
+            kind or default_kind, reason or default_reason, detail=detail, evidence=evidence, duration_s=duration_s
         )
     return SkillResult.failed(
         FailureKind.SERVER_UNAVAILABLE,
