@@ -1,0 +1,153 @@
+"""Evaluating predicates: against a live world state, and symbolically over a plan.
+
+Manifests write preconditions, effects and success checks in the closed
+predicate language of ``predicates``. Here a predicate is *bound* to a call
+(parameter names replaced by the call's arguments), then *evaluated* against
+a ``WorldState`` (PPA checks and VLA success checks at run time), or applied
+to a ``SymbolicState`` (checking a whole plan before anything moves: each
+step's preconditions must hold in the state its predecessors' effects leave).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from pydantic import JsonValue
+
+from bt_executive.skills.predicates import Predicate, parse_predicate
+from bt_executive.skills.world_state import WorldState
+
+DRAWER_OPEN_FRACTION = 0.6
+"""A drawer counts as open from this fraction of its travel (the sim's place-into check agrees)."""
+
+Atom = tuple[str, tuple[str, ...]]
+"""A ground predicate without negation: name and literal ids."""
+
+
+def bind(predicate: Predicate | str, args: Mapping[str, JsonValue]) -> Predicate:
+    """Replace parameter names by the call's argument values; other names are literal ids."""
+    parsed = parse_predicate(predicate) if isinstance(predicate, str) else predicate
+    bound = tuple(str(args[a]) if isinstance(args.get(a), str | int | float) else a for a in parsed.args)
+    return parsed.model_copy(update={"args": bound})
+
+
+def goal_effects(effects: Iterable[str], args: Mapping[str, JsonValue]) -> tuple[str, ...]:
+    """The effects that can prove a step done: only those naming one of the call's arguments.
+
+    ``place_on``'s only effect, ``gripper_empty``, holds before it ever ran
+    if the object was dropped; skipping on it would call the task done. An
+    effect bound to an argument (``holding(object)``, ``drawer_open(drawer)``)
+    says the step's own goal holds.
+    """
+    return tuple(e for e in effects if set(args).intersection(parse_predicate(e).args))
+
+
+def atom_holds(name: str, args: tuple[str, ...], world: WorldState) -> bool:
+    """Whether one ground, non-negated atom holds in ``world``."""
+    obj = world.object(args[0]) if args else None
+    match name:
+        case "holding":
+            return world.gripper.holding == args[0]
+        case "gripper_empty":
+            return world.gripper.holding is None
+        case "on":
+            return obj is not None and obj.supported_by == args[1]
+        case "in":
+            return obj is not None and obj.inside == args[1]
+        case "at":
+            box = world.regions.get(args[1])
+            if obj is None or box is None:
+                return False
+            lo, hi = box
+            x, y, _ = obj.position
+            return lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1]
+        case "drawer_open":
+            return world.drawers.get(args[0], 0.0) >= DRAWER_OPEN_FRACTION
+        case "reachable":
+            return obj is not None and obj.reachable
+        case "exists":
+            return obj is not None
+        case "at_home":
+            return world.at_home
+    raise ValueError(f"no evaluator for predicate {name!r}")
+
+
+def holds(predicate: Predicate, world: WorldState) -> bool:
+    """Whether a bound predicate holds in ``world`` (negation included)."""
+    return atom_holds(predicate.name, predicate.args, world) != predicate.negated
+
+
+def all_hold(predicates: Iterable[str], args: Mapping[str, JsonValue], world: WorldState) -> bool:
+    """Whether every predicate, bound to ``args``, holds in ``world``."""
+    return all(holds(bind(p, args), world) for p in predicates)
+
+
+def first_unmet(predicates: Iterable[str], args: Mapping[str, JsonValue], world: WorldState) -> Predicate | None:
+    """The first bound predicate that does not hold, or None when all do."""
+    for text in predicates:
+        bound = bind(text, args)
+        if not holds(bound, world):
+            return bound
+    return None
+
+
+class SymbolicState:
+    """A world state as a planner imagines it after some steps: what effects set, over the real world.
+
+    The gripper and what each object rests on or is inside are tracked
+    explicitly so effects stay consistent (holding one thing means not
+    holding another; a held object rests on nothing). Every other atom an
+    effect sets overrides the world; the rest are read from the world state
+    the plan starts in.
+    """
+
+    def __init__(self, world: WorldState) -> None:
+        self._world = world
+        self._held: str | None = world.gripper.holding
+        self._support: dict[str, str | None] = {}
+        self._inside: dict[str, str | None] = {}
+        self._facts: dict[Atom, bool] = {}
+
+    def holds(self, predicate: Predicate) -> bool:
+        """Whether a bound predicate holds in the imagined state."""
+        name, args = predicate.name, predicate.args
+        if name == "holding":
+            value = self._held == args[0]
+        elif name == "gripper_empty":
+            value = self._held is None
+        elif name == "on" and args[0] in self._support:
+            value = self._support[args[0]] == args[1]
+        elif name == "in" and args[0] in self._inside:
+            value = self._inside[args[0]] == args[1]
+        elif (name, args) in self._facts:
+            value = self._facts[(name, args)]
+        else:
+            value = atom_holds(name, args, self._world)
+        return value != predicate.negated
+
+    def apply(self, effect: Predicate) -> None:
+        """Make a bound effect true (or false, when negated), keeping the gripper consistent."""
+        name, args, value = effect.name, effect.args, not effect.negated
+        if name == "holding":
+            if value:
+                self._held = args[0]
+                self._support[args[0]] = None
+                self._inside[args[0]] = None
+            elif self._held == args[0]:
+                self._held = None
+        elif name == "gripper_empty":
+            self._held = None if value else _SOMETHING
+        elif name in ("on", "in"):
+            table = self._support if name == "on" else self._inside
+            if value:
+                table[args[0]] = args[1]
+                if self._held == args[0]:
+                    self._held = None
+            elif self.holds(effect.model_copy(update={"negated": False})):
+                table[args[0]] = None
+        else:
+            self._facts[(name, args)] = value
+
+
+_SOMETHING = "\x00held"
+"""What an effect ``not gripper_empty`` leaves in the gripper: something, but no known id."""

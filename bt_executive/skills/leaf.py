@@ -1,0 +1,29 @@
+"""What every skill leaf is to the tree: a py_trees behaviour that runs one call and leaves a SkillResult.
+
+``RosActionSkill``, ``VlaSkill`` and the builtin leaves all satisfy
+``SkillLeaf``: the compiler reads ``call`` to label attempts and ``result``
+(set when the leaf ends, cleared when it starts again) to decide recovery.
+``WorldStateSource`` is how leaves and condition nodes read the world: a
+callable returning the latest ``WorldState`` (a topic cache on a robot, the
+sim backend in tests), or None when none has arrived yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
+
+from bt_executive.skills.call import SkillCall, SkillResult
+from bt_executive.skills.world_state import WorldState
+
+WorldStateSource = Callable[[], WorldState | None]
+"""Returns the latest world state, or None when there is none yet. Must not block."""
+
+
+@runtime_checkable
+class SkillLeaf(Protocol):
+    """A behaviour that runs one ``SkillCall`` and records how it ended."""
+
+    name: str
+    call: SkillCall
+    result: SkillResult | None

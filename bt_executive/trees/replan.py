@@ -1,0 +1,176 @@
+"""The planning node: asks the planner off the tick thread and grafts the plan it gets.
+
+``Plan task`` (the first node of every task without a given plan) and
+``Replan after step N`` (the last fallback of every step) are the same node.
+It returns RUNNING while a worker thread runs ``planner.plan(task, world,
+attempts)``; the plan is checked (``plan_check``) before it is accepted, a
+refused plan goes back to the planner with the problems as attempts, and an
+accepted one is compiled and grafted by the task tree between ticks (this
+node then succeeds and the old plan's remaining steps are gone). Every path
+ends: planner exceptions -> ``planner_error``; the replan budget spent ->
+``replan_exhausted``; a kind whose strategy is ``abort`` -> ``aborted:<kind>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+
+import py_trees
+from py_trees.common import Status
+from pydantic import JsonValue
+
+from bt_executive.llm.plan import Plan, PlannerError
+from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
+from bt_executive.skills.conditions import bind, goal_effects, holds
+from bt_executive.skills.failures import FailureKind
+from bt_executive.skills.strategy import StrategyKind
+from bt_executive.skills.world_state import WorldState
+from bt_executive.trees.plan_check import check_plan
+from bt_executive.trees.task_context import FinalReason, StepState, TaskContext
+
+GraftRequest = Callable[["PlanningNode", Plan], None]
+"""Called with the node and the accepted plan; the task tree grafts it between ticks."""
+
+
+class PlanningNode(py_trees.behaviour.Behaviour):
+    """Plans (or replans after a failed step) without blocking a tick, then hands the plan to be grafted."""
+
+    def __init__(
+        self, context: TaskContext, executor: Executor, graft: GraftRequest, after: StepState | None = None
+    ) -> None:
+        super().__init__("Plan task" if after is None else f"Replan after step {after.number}")
+        self.context = context
+        self.after = after
+        self._executor = executor
+        self._graft = graft
+        self._future: Future[Plan] | None = None
+        self._grafted = False
+        self._failed = False
+
+    # py_trees lifecycle ---------------------------------------------------------------------------
+
+    def initialise(self) -> None:
+        """Decide whether to plan at all (abort kinds, spent budget), then start the planner."""
+        self._future = None
+        self._grafted = False
+        self._failed = False
+        if self.after is not None and not self._may_replan(self.after):
+            self._failed = True
+            return
+        self._ask()
+
+    def update(self) -> Status:
+        """RUNNING while the planner thinks or the graft is pending; then SUCCESS, or FAILURE with a reason."""
+        if self._failed:
+            return Status.FAILURE
+        if self._grafted:
+            return Status.SUCCESS
+        future = self._future
+        if future is None or not future.done():
+            return Status.RUNNING
+        self._future = None
+        try:
+            plan = future.result()
+        except PlannerError as err:
+            return self._fail(FinalReason.PLANNER_ERROR.value, str(err))
+        except Exception as err:  # a planner bug must end the task, not the executive
+            return self._fail(FinalReason.PLANNER_ERROR.value, f"{type(err).__name__}: {err}")
+        return self._consider(plan)
+
+    def terminate(self, new_status: Status) -> None:
+        """Halted while the planner runs: its answer will be ignored."""
+        if new_status == Status.INVALID and self._future is not None:
+            self._future.cancel()
+            self._future = None
+
+    def grafted(self) -> None:
+        """The task tree grafted the plan: succeed on the next tick."""
+        self._grafted = True
+
+    # decisions ------------------------------------------------------------------------------------
+
+    def _may_replan(self, step: StepState) -> bool:
+        failure = step.last_failure
+        kind = failure.failure_kind if failure is not None else None
+        kind = kind or FailureKind.UNKNOWN
+        strategy = self.context.policy.strategy_for(kind, step.manifest)
+        if step.escalated:
+            strategy = self.context.policy.after_retries
+        if strategy.kind is StrategyKind.ABORT:
+            reason = failure.reason if failure is not None else ""
+            self.context.finish(f"{FinalReason.ABORTED.value}:{kind.value}", f"step {step.number}: {reason}")
+            self.feedback_message = f"abort on {kind.value}"
+            return False
+        return True
+
+    def _ask(self) -> None:
+        """Start the planner on the worker, or end the task if the replan budget is spent."""
+        is_replan = self.context.planner_calls > 0
+        if is_replan and self.context.replans >= self.context.replan_budget:
+            self.context.finish(
+                FinalReason.REPLAN_EXHAUSTED.value, f"{self.context.replans} replan(s) used; the task is not done"
+            )
+            self.feedback_message = "replan budget spent"
+            self._failed = True
+            return
+        if is_replan:
+            self.context.replans += 1
+        self.context.planner_calls += 1
+        world = self.context.world() if self.context.world is not None else None
+        attempts = tuple(self.context.attempts)
+        self.context.emit("planning", replan=is_replan, attempts=len(attempts))
+        self.feedback_message = "planner thinking"
+        task, planner = self.context.task, self.context.planner
+        self._future = self._executor.submit(planner.plan, task, world or WorldState(), attempts)
+
+    def _consider(self, plan: Plan) -> Status:
+        """Accept a checked plan (graft it) or ask again with what was wrong with it."""
+        world = self.context.world() if self.context.world is not None else None
+        problems = check_plan(plan, self.context.registry, world) if world is not None else []
+        if not problems and plan.is_done and self.after is not None and world is not None:
+            bound = [
+                bind(e, self.after.call.args) for e in goal_effects(self.after.manifest.effects, self.after.call.args)
+            ]
+            unmet = [p for p in bound if not holds(p, world)]
+            if unmet:
+                self._reject(plan, [f"an empty plan, but {unmet[0]} does not hold"], self.after.call)
+                return self._retry_or_end()
+        if problems:
+            index = len(self.context.plans)
+            self.context.emit(
+                "plan_refused", plan=index, problems=[str(p) for p in problems], steps=_steps_json(plan.steps)
+            )
+            for problem in problems:
+                call = plan.steps[problem.step - 1]
+                self._reject(plan, [str(problem)], call, step=problem.step)
+            return self._retry_or_end()
+        self._graft(self, plan)
+        self.feedback_message = f"plan with {len(plan.steps)} step(s)"
+        return Status.RUNNING
+
+    def _reject(self, plan: Plan, problems: list[str], call: SkillCall, step: int = 0) -> None:
+        """Show the planner why its plan was refused, as an attempt that failed before it moved."""
+        result = SkillResult.failed(
+            FailureKind.PRECONDITION_FAILED,
+            "plan_refused",
+            detail="; ".join(problems),
+            evidence={"planner": plan.planner},
+        )
+        self.context.attempts.append(
+            AttemptRecord(plan_index=len(self.context.plans), step=step, call=call, result=result)
+        )
+
+    def _retry_or_end(self) -> Status:
+        self._ask()
+        return Status.FAILURE if self._failed else Status.RUNNING
+
+    def _fail(self, reason: str, detail: str) -> Status:
+        self.context.finish(reason, detail)
+        self.feedback_message = detail[:200]
+        self._failed = True
+        return Status.FAILURE
+
+
+def _steps_json(steps: tuple[SkillCall, ...]) -> list[JsonValue]:
+    return [s.model_dump(mode="json", exclude_none=True) for s in steps]

@@ -1,0 +1,123 @@
+"""The state one task's tree shares: its planner, attempts, plan history, replan budget and ending.
+
+Compiled nodes of one task (steps, attempts, replan nodes) read and write
+this object on the tick thread only; the planner worker gets copies. It is
+also where the task's events come from (step start/end, retries, recoveries,
+plans, the final reason) for the event log and the viewer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from bt_executive.llm.plan import Plan, Planner
+from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
+from bt_executive.skills.leaf import WorldStateSource
+from bt_executive.skills.manifest import SkillManifest
+from bt_executive.skills.registry import SkillRegistry
+from bt_executive.trees.recovery import RecoveryPolicy
+
+if TYPE_CHECKING:
+    from bt_executive.trees.leaf_factory import LeafFactory
+
+
+class FinalReason(StrEnum):
+    """How a task ended (``aborted`` is written ``aborted:<kind>``)."""
+
+    DONE = "done"
+    REPLAN_EXHAUSTED = "replan_exhausted"
+    ABORTED = "aborted"
+    PREEMPTED = "preempted"
+    PLANNER_ERROR = "planner_error"
+
+
+class TaskEvent(BaseModel):
+    """One thing that happened in a task, for the event log and the viewer's timeline."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str
+    t: float = Field(description="seconds since the task started")
+    plan: int | None = None
+    step: int | None = None
+    data: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+@dataclass
+class StepState:
+    """What one compiled step knows about its own run: its call, manifest and how it has failed so far."""
+
+    plan_index: int
+    number: int
+    call: SkillCall
+    manifest: SkillManifest
+    retries: int = 0
+    recoveries: list[str] = field(default_factory=list)
+    last_failure: SkillResult | None = None
+    escalated: bool = False
+
+    @property
+    def label(self) -> str:
+        """``Step 2 · place_on(plate)``."""
+        return f"Step {self.number} · {self.call.label()}"
+
+
+@dataclass
+class TaskContext:
+    """Everything the nodes of one task share."""
+
+    task: str
+    planner: Planner
+    registry: SkillRegistry
+    leaf_factory: LeafFactory
+    policy: RecoveryPolicy
+    world: WorldStateSource | None = None
+    max_replans: int | None = None
+    attempts: list[AttemptRecord] = field(default_factory=list)
+    plans: list[Plan] = field(default_factory=list)
+    planner_calls: int = 0
+    replans: int = 0
+    final_reason: str | None = None
+    final_detail: str = ""
+    events: list[TaskEvent] = field(default_factory=list)
+    listeners: list[Callable[[TaskEvent], None]] = field(default_factory=list)
+    started_at: float = field(default_factory=time.monotonic)
+
+    @property
+    def replan_budget(self) -> int:
+        """Replans this task may make: the explicit limit, else the policy's."""
+        return self.policy.limits.max_replans if self.max_replans is None else self.max_replans
+
+    def emit(self, kind: str, *, plan: int | None = None, step: int | None = None, **data: JsonValue) -> None:
+        """Record an event and hand it to every listener (event log, viewer)."""
+        event = TaskEvent(kind=kind, t=round(time.monotonic() - self.started_at, 4), plan=plan, step=step, data=data)
+        self.events.append(event)
+        for listener in self.listeners:
+            listener(event)
+
+    def record(self, step: StepState, call: SkillCall, result: SkillResult) -> None:
+        """Keep one attempt (for replans) and emit its step_end event."""
+        self.attempts.append(AttemptRecord(plan_index=step.plan_index, step=step.number, call=call, result=result))
+        self.emit(
+            "step_end",
+            plan=step.plan_index,
+            step=step.number,
+            skill=call.skill,
+            label=call.label(),
+            result=result.model_dump(mode="json"),
+        )
+        if not result.success:
+            step.last_failure = result
+
+    def finish(self, reason: str, detail: str = "") -> None:
+        """Set the task's final reason once; later calls keep the first."""
+        if self.final_reason is None:
+            self.final_reason = reason
+            self.final_detail = detail
+            self.emit("final", final_reason=reason, detail=detail)
