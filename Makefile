@@ -16,8 +16,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export BT_EXECUTIVE_REQUIRE_INTERFACES := 1
 
 # Debian packages: EGL/Mesa (headless MuJoCo rendering, osmesa fallback), graphviz
-# (dot export), cmake and g++ (our interfaces package).
-DEB_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libopengl0 libosmesa6 graphviz cmake g++
+# (dot export), cmake and g++ (our interfaces package), chromium (a real browser for the viewer tests).
+DEB_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libopengl0 libosmesa6 graphviz cmake g++ chromium
 
 .PHONY: help venv interfaces system-deps demo test lint typecheck unit schema clean
 
@@ -46,13 +46,14 @@ $(VENV)/.system-deps:
 $(VENV)/bin/python:
 	$(BOOTSTRAP_PY) -m venv $(VENV)
 
-$(VENV)/.installed: $(VENV)/bin/python $(VENV)/.system-deps requirements.txt setup.py
+$(VENV)/.installed: $(VENV)/bin/python $(VENV)/.system-deps requirements.txt requirements-nodeps.txt setup.py
 	$(PIP) install -q -r requirements.txt 2>&1 | { grep -v "^WARNING: Location" || true; }; exit $${PIPESTATUS[0]}
+	$(PIP) install -q --no-deps -r requirements-nodeps.txt 2>&1 | { grep -v "^WARNING: Location" || true; }; exit $${PIPESTATUS[0]}
 	$(PIP) install -q --no-deps --no-build-isolation -e . 2>&1 | { grep -v "^WARNING: Location" || true; }; exit $${PIPESTATUS[0]}
 	@touch $@
 
 demo: venv
-	$(VENV)/bin/bt-executive skills list
+	$(VENV)/bin/bt-executive demo $(DEMO_ARGS)
 
 lint: venv
 	$(PY) -m ruff check .

@@ -13,13 +13,15 @@ setup(
     license="Apache-2.0",
     python_requires=">=3.11",
     packages=find_packages(include=[PACKAGE, f"{PACKAGE}.*"]),
-    package_data={PACKAGE: ["py.typed", "skills/*.json"]},
+    package_data={PACKAGE: ["py.typed", "skills/*.json", "trees/*.json", "executive/viewer/static/*"]},
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
         (f"share/{PACKAGE}/launch", glob("launch/*.py")),
         (f"share/{PACKAGE}/config", glob("config/*.yaml") + glob("config/*.xml")),
         (f"share/{PACKAGE}/config/skills", glob("config/skills/*.yaml")),
+        (f"share/{PACKAGE}/config/skills/builtin", glob("config/skills/builtin/*.yaml")),
+        (f"share/{PACKAGE}/config/trees", glob("config/trees/*.yaml")),
         (f"share/{PACKAGE}/config/robots", glob("config/robots/*.yaml")),
         (f"share/{PACKAGE}/config/scenes", glob("config/scenes/*.yaml")),
         (f"share/{PACKAGE}/config/faults", glob("config/faults/*.yaml")),
@@ -33,7 +35,7 @@ setup(
         # directory of manifests inside the distribution; it is located, never imported.
         "bt_executive.skills": [],
         # In-process VLA policies: "name = module:factory".
-        "bt_executive.policies": [],
+        "bt_executive.policies": [f"oracle = {PACKAGE}.sim.oracle_policy:OraclePolicy"],
         "pytest11": [f"{PACKAGE} = {PACKAGE}.testing"],
     },
 )

@@ -9,10 +9,19 @@ the goal handle, ``get_result_async``, wait for the result, woken by
 done-callbacks (rclpy's idiom; the callback is a task the executor runs on
 its next cycle), and (c) the same bare client polling ``future.done()`` at the
 tree's period (what the leaf does). The target compares (a) with (b).
+
+Then the VLA transport: one real sim observation (224x224x3 front and wrist
+frames, 7-D state, privileged world state) is sent ``--policy-queries``
+times to the oracle policy, (d) called in process and (e) through
+``bt-executive policy-server`` in a child process over a loopback websocket
+(``PolicyClient``: msgpack-numpy pack, send, server infer, pack, receive,
+unpack), alternating query by query; the ratio is (e) over (d), and the
+difference is what the wire costs per query.
+
 Prints medians, p99s and their ratios; with ``--json`` the last line is one
 JSON object of the figures.
 
-    .venv/bin/python benchmarks/dispatch.py [--goals 300] [--period-ms 1] [--json]
+    .venv/bin/python benchmarks/dispatch.py [--goals 300] [--period-ms 1] [--policy-queries 300] [--json]
 """
 
 from __future__ import annotations
@@ -101,12 +110,73 @@ def _p99(values: list[float]) -> float:
     return ordered[max(0, round(0.99 * len(ordered)) - 1)]
 
 
+def _policy_round_trips(queries: int, warmup: int) -> dict[str, float | int]:
+    """Oracle queries in process and through a policy-server process, alternating; figures in ms."""
+    import re
+    import subprocess
+    import sys
+
+    from bt_executive.sim.backend import SimBackend
+    from bt_executive.sim.oracle_policy import OraclePolicy
+    from bt_executive.sim.vla_robot import SimRobot
+    from bt_executive.skills.policy import PolicyObservation
+    from bt_executive.skills.policy_client import PolicyClient
+
+    backend = SimBackend.from_files(seed=1)
+    try:
+        seen = SimRobot(backend).observe(("front", "wrist"))
+    finally:
+        backend.close()
+    observation = PolicyObservation(
+        images=seen.images, state=seen.state, prompt="put the blue cube in the bowl", privileged=seen.privileged
+    )
+    local = OraclePolicy()
+    command = [sys.executable, "-m", "bt_executive.executive.cli", "policy-server", "--policy", "oracle", "--port", "0"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # noqa: S603 (our own CLI)
+    try:
+        assert process.stdout is not None
+        ready = re.search(r"ws://\S+", process.stdout.readline())
+        if ready is None:
+            raise SystemExit("the policy server did not start")
+        client = PolicyClient(ready.group(0))
+        times: dict[str, list[float]] = {"inproc": [], "websocket": []}
+        server_ms: list[float] = []
+        for index in range(warmup + queries):
+            for side in ("inproc", "websocket") if index % 2 else ("websocket", "inproc"):
+                started = time.perf_counter()
+                chunk = local.infer(observation) if side == "inproc" else client.infer(observation)
+                elapsed = time.perf_counter() - started
+                if chunk.shape != (local.horizon, 7):
+                    raise SystemExit(f"{side} returned a {chunk.shape} chunk")
+                if index >= warmup:
+                    times[side].append(elapsed)
+                    if side == "websocket":
+                        server_ms.append(float(client.server_timing.get("infer_ms", 0.0)))
+        client.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    medians = {side: statistics.median(values) for side, values in times.items()}
+    figures: dict[str, float | int] = {
+        "policy_queries": queries,
+        "observation_bytes": sum(int(image.nbytes) for image in observation.images.values()),
+        "policy_server_infer_median_ms": round(statistics.median(server_ms), 3),
+    }
+    for side, values in times.items():
+        figures[f"policy_{side}_median_ms"] = round(medians[side] * 1e3, 3)
+        figures[f"policy_{side}_p99_ms"] = round(_p99(values) * 1e3, 3)
+    figures["policy_ratio_median"] = round(medians["websocket"] / medians["inproc"], 2)
+    figures["policy_wire_overhead_median_ms"] = round((medians["websocket"] - medians["inproc"]) * 1e3, 3)
+    return figures
+
+
 def main() -> None:
     """Run the benchmark and print its table (and JSON with --json)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--goals", type=int, default=300, help="timed goals per side (>= 200 for a stable p99)")
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--period-ms", type=float, default=1.0, help="tick period of the tree")
+    parser.add_argument("--policy-queries", type=int, default=300, help="timed policy queries per transport")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
@@ -174,6 +244,20 @@ def main() -> None:
         f"{figures['ratio_p99_vs_polled']:8.2f} x"
     )
     print(f"  target: ratio <= {TARGET_RATIO} x; goal requests resent: {figures['extra_goals_on_server']}")
+    policy = _policy_round_trips(args.policy_queries, args.warmup)
+    figures.update(policy)
+    print(
+        f"\npolicy round trip, oracle, {args.policy_queries} queries each, "
+        f"observation {policy['observation_bytes']} bytes of frames (2 x 224x224x3)"
+    )
+    print(f"  {'':34s} {'median':>11s} {'p99':>11s}")
+    for side, label in (("inproc", "in-process policy.infer"), ("websocket", "policy server over websocket")):
+        print(f"  {label:34s} {policy[f'policy_{side}_median_ms']:8.3f} ms {policy[f'policy_{side}_p99_ms']:8.3f} ms")
+    print(f"  {'ratio websocket / in-process':34s} {policy['policy_ratio_median']:8.2f} x")
+    print(
+        f"  wire cost per query (median): {policy['policy_wire_overhead_median_ms']:.3f} ms; "
+        f"server-side infer {policy['policy_server_infer_median_ms']:.3f} ms"
+    )
     if args.json:
         print(json.dumps(figures, sort_keys=True))
 

@@ -19,7 +19,10 @@ BAD = REPO / "tests" / "fixtures" / "bad_manifests"
 def test_skills_list_prints_the_tabletop_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["skills", "list", "--no-entry-points"]) == 0
     out = capsys.readouterr().out
-    assert [line.split()[0] for line in out.splitlines()[1:11]] == [
+    assert [line.split()[0] for line in out.splitlines()[1:14]] == [
+        "builtin/check",
+        "builtin/say",
+        "builtin/wait",
         "tabletop/close_drawer",
         "tabletop/home",
         "tabletop/open_drawer",
@@ -37,7 +40,12 @@ def test_skills_list_json_filters_by_capabilities(capsys: pytest.CaptureFixture[
     profile = REPO / "config" / "robots" / "pan_tilt_camera.yaml"
     assert main(["skills", "list", "--json", "--capabilities", str(profile)]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert (payload["robot"], payload["skills"], len(payload["excluded"])) == ("pan_tilt_camera", [], 10)
+    shown = [skill["id"] for skill in payload["skills"]]
+    assert (payload["robot"], shown, len(payload["excluded"])) == (
+        "pan_tilt_camera",
+        ["builtin/check", "builtin/say", "builtin/wait"],  # no motion: INSPECT and no capability needed
+        10,
+    )
 
 
 def test_validate_exits_nonzero_and_lists_every_bad_file(capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,7 +13,20 @@ import sys
 from collections.abc import Sequence
 
 from bt_executive import __version__
-from bt_executive.executive import sim_command, skills_command
+from bt_executive.executive import (
+    demo_command,
+    export_command,
+    launch_command,
+    llm_server_command,
+    plan_command,
+    policy_server_command,
+    run_command,
+    runs_command,
+    serve_command,
+    sim_command,
+    skills_command,
+    view_command,
+)
 from bt_executive.skills.errors import ManifestError
 
 
@@ -27,6 +40,16 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     skills_command.add_parser(commands)
     sim_command.add_parser(commands)
+    policy_server_command.add_parser(commands)
+    llm_server_command.add_parser(commands)
+    plan_command.add_parser(commands)
+    serve_command.add_parser(commands)
+    run_command.add_parser(commands)
+    launch_command.add_parser(commands)
+    demo_command.add_parser(commands)
+    runs_command.add_parser(commands)
+    view_command.add_parser(commands)
+    export_command.add_parser(commands)
     return parser
 
 

@@ -36,7 +36,8 @@ class MissedGraspFault(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    probability: float = Field(ge=0.0, le=1.0)
+    probability: float = Field(default=0.0, ge=0.0, le=1.0)
+    first: int = Field(default=0, ge=0, le=100, description="the first N grasps always miss (deterministic demos)")
     offset_m: float = Field(default=0.065, gt=0.0, le=0.2, description="sideways error of the grasp target")
     skills: tuple[str, ...] = Field(default=("pick", "stack", "open_drawer"), description="skills whose grasps it hits")
 
@@ -130,6 +131,7 @@ class FaultInjector:
         self.slowdown = 1.0
         self.events: list[FaultEvent] = []
         self._removals_done: set[int] = set()
+        self._grasps = 0
 
     def begin_call(self, skill: str, sim_time: float) -> None:
         """A skill call starts: count it and draw its slowdown."""
@@ -188,7 +190,10 @@ class FaultInjector:
         if fault is None:
             return None
         draw, side = self._grasp_rng.random(2)
-        if skill not in fault.skills or draw >= fault.probability:
+        if skill not in fault.skills:
+            return None
+        self._grasps += 1
+        if self._grasps > fault.first and draw >= fault.probability:
             return None
         sign = 1.0 if side < 0.5 else -1.0
         offset = (-math.sin(finger_yaw) * fault.offset_m * sign, math.cos(finger_yaw) * fault.offset_m * sign)

@@ -161,6 +161,9 @@ class SimSkillServers:
         result = execution.result
         assert result is not None  # a finished execution always has one
         result = result.model_copy(update={"duration_s": round(time.monotonic() - started, 4)})
+        # The world as this skill left it goes out before its result, so a client's next
+        # condition check need not wait up to a publishing period for it.
+        self._publish_world_state()
         if result.success:
             goal_handle.succeed()
         elif result.failure_kind is FailureKind.PREEMPTED and goal_handle.is_cancel_requested:

@@ -109,7 +109,9 @@ from unique_identifier_msgs.msg import UUID
 
 from bt_executive.resources import config_dir
 from bt_executive.skills.call import SkillCall, SkillResult
+from bt_executive.skills.call import SkillFeedback as SkillFeedback  # re-exported: it lived here first
 from bt_executive.skills.failures import FailureKind
+from bt_executive.skills.leaf import check_leaf_inputs
 from bt_executive.skills.manifest import SkillKind, SkillManifest
 from bt_executive.skills.parameters import InvalidArguments, goal_arguments
 from bt_executive.skills.ros_goal import GoalBuildError, build_goal, goal_values, import_action_type, message_to_data
@@ -161,16 +163,6 @@ class ActionSkillOptions(BaseModel):
     result_request_timeout_s: float = Field(default=0.5, gt=0.0, description="re-request a result this late")
     result_request_attempts: int = Field(default=3, ge=1, le=10)
     blackboard_prefix: str = Field(default="/skills", pattern=r"^/[A-Za-z0-9_/]*$")
-
-
-class SkillFeedback(BaseModel):
-    """The latest progress report of a running skill, as the blackboard shows it."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    phase: str = ""
-    progress: float | None = Field(default=None, description="0..1 when the server reports it")
-    detail: dict[str, JsonValue] = Field(default_factory=dict)
 
 
 class _Phase(enum.Enum):
@@ -318,8 +310,7 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
     ) -> None:
         if manifest.kind is not SkillKind.ROS_ACTION or manifest.ros is None:
             raise ValueError(f"{manifest.id} is a {manifest.kind.value} skill, not a ros_action skill")
-        if call.skill != manifest.id:
-            raise ValueError(f"the call is for {call.skill}, the manifest is {manifest.id}")
+        check_leaf_inputs(manifest, call)
         super().__init__(name or call.label())
         self.manifest = manifest
         self.call = call

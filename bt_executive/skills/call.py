@@ -43,6 +43,16 @@ def _short(value: Any) -> str:
     return str(value)
 
 
+class SkillFeedback(BaseModel):
+    """The latest progress report of a running skill, as the blackboard shows it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    phase: str = ""
+    progress: float | None = Field(default=None, description="0..1 when the skill reports it")
+    detail: dict[str, JsonValue] = Field(default_factory=dict)
+
+
 class SkillResult(BaseModel):
     """How a skill ended: success, or a failure kind with a short reason a policy can act on."""
 

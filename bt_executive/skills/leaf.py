@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from bt_executive.skills.call import SkillCall, SkillResult
+from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.world_state import WorldState
 
 WorldStateSource = Callable[[], WorldState | None]
@@ -27,3 +28,9 @@ class SkillLeaf(Protocol):
     name: str
     call: SkillCall
     result: SkillResult | None
+
+
+def check_leaf_inputs(manifest: SkillManifest, call: SkillCall) -> None:
+    """Refuse to build a leaf for a call of another skill than its manifest's."""
+    if call.skill != manifest.id:
+        raise ValueError(f"the call is for {call.skill}, the manifest is {manifest.id}")

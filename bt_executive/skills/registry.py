@@ -176,6 +176,11 @@ class SkillRegistry:
         close += [by_name[n] for n in difflib.get_close_matches(name.split("/")[-1], list(by_name), n=limit)]
         return list(dict.fromkeys(close))[:limit]
 
+    def without(self, skill_ids: Iterable[str]) -> SkillRegistry:
+        """A registry of the same skills less ``skill_ids``."""
+        dropped = set(skill_ids)
+        return SkillRegistry(s for i, s in sorted(self._skills.items()) if i not in dropped)
+
     def available_for(self, robot: RobotCapabilities) -> tuple[SkillRegistry, dict[str, str]]:
         """The skills ``robot`` can run, and why each other one was left out."""
         kept: list[RegisteredSkill] = []

@@ -20,6 +20,11 @@ its own tests without importing anything:
 - ``clean_blackboard``: py_trees' global blackboard, cleared before and after the test.
 - ``assert_golden``: ``assert_golden(tree_or_text, name)`` against ``golden/<name>.txt``
   beside the test; ``pytest --update-golden`` rewrites the files (``golden``).
+- ``scripted_llm``: a started ``ScriptedLLMServer`` on 127.0.0.1 speaking OpenAI chat
+  completions: ``queue(ScriptedReply...)``, give ``base_url`` to litellm, read ``requests``
+  (``scripted_llm``).
+- ``local_llm`` (session): the base URL of SmolLM2-135M served by llama.cpp on 127.0.0.1
+  (``llm_server``); skips when not installed, fails under ``BT_EXECUTIVE_REQUIRE_INTERFACES``.
 
 ``run_tree`` (``tree_runner``) ticks a tree to its end and times every tick.
 
@@ -49,8 +54,10 @@ from bt_executive.resources import config_dir, default_skill_dirs
 from bt_executive.testing.fake_skill_process import FakeSkillServer
 from bt_executive.testing.fake_skill_script import Outcome
 from bt_executive.testing.golden import DIR_INI, UPDATE_OPTION, GoldenAssert, GoldenFiles
+from bt_executive.testing.llm_server import local_model_session
 from bt_executive.testing.ros_domain import reserve_domain_id
 from bt_executive.testing.ros_harness import RosHarness, close_context, open_context, unique_namespace
+from bt_executive.testing.scripted_llm import RecordedRequest, ScriptedLLMServer, ScriptedReply
 from bt_executive.testing.tree_runner import TreeRun, run_tree
 
 if TYPE_CHECKING:
@@ -67,7 +74,10 @@ __all__ = [
     "GoldenAssert",
     "ManifestFactory",
     "Outcome",
+    "RecordedRequest",
     "RosHarness",
+    "ScriptedLLMServer",
+    "ScriptedReply",
     "TreeRun",
     "run_tree",
     "valid_manifest_data",
@@ -221,3 +231,20 @@ def assert_golden(request: pytest.FixtureRequest) -> GoldenAssert:
     directory = request.config.rootpath / configured if configured else request.path.parent / "golden"
     files = GoldenFiles(directory, update=bool(request.config.getoption(UPDATE_OPTION)))
     return files.check
+
+
+# language models -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def scripted_llm() -> Iterator[ScriptedLLMServer]:
+    """A started scripted OpenAI-compatible server on 127.0.0.1; stopped after the test."""
+    with ScriptedLLMServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def local_llm() -> Iterator[str]:
+    """The ``/v1`` base URL of the real local model (SmolLM2 via llama.cpp), one per session."""
+    with local_model_session() as base_url:
+        yield base_url

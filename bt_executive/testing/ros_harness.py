@@ -115,6 +115,13 @@ class RosHarness:
             self._executor.add_node(node)
         return node
 
+    def adopt(self, node: Node) -> Node:
+        """Spin and tear down a node created elsewhere (e.g. by the executive) with this harness's own."""
+        self._nodes.append(node)
+        if self._executor is not None:
+            self._executor.add_node(node)
+        return node
+
     @property
     def spinning(self) -> bool:
         """Whether the executor thread runs (an exception in a callback or in rclpy ends it)."""

@@ -47,6 +47,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
         self._future: Future[Plan] | None = None
         self._grafted = False
         self._failed = False
+        self._asked = False
 
     # py_trees lifecycle ---------------------------------------------------------------------------
 
@@ -55,10 +56,9 @@ class PlanningNode(py_trees.behaviour.Behaviour):
         self._future = None
         self._grafted = False
         self._failed = False
+        self._asked = False
         if self.after is not None and not self._may_replan(self.after):
             self._failed = True
-            return
-        self._ask()
 
     def update(self) -> Status:
         """RUNNING while the planner thinks or the graft is pending; then SUCCESS, or FAILURE with a reason."""
@@ -66,6 +66,11 @@ class PlanningNode(py_trees.behaviour.Behaviour):
             return Status.FAILURE
         if self._grafted:
             return Status.SUCCESS
+        if not self._asked:
+            if self.context.world_is_stale():  # plan on the world as the last skill left it
+                return Status.RUNNING
+            self._ask()
+            return Status.FAILURE if self._failed else Status.RUNNING
         future = self._future
         if future is None or not future.done():
             return Status.RUNNING
@@ -106,6 +111,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
 
     def _ask(self) -> None:
         """Start the planner on the worker, or end the task if the replan budget is spent."""
+        self._asked = True
         is_replan = self.context.planner_calls > 0
         if is_replan and self.context.replans >= self.context.replan_budget:
             self.context.finish(
@@ -117,7 +123,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
         if is_replan:
             self.context.replans += 1
         self.context.planner_calls += 1
-        world = self.context.world() if self.context.world is not None else None
+        world = self.context.current_world()
         attempts = tuple(self.context.attempts)
         self.context.emit("planning", replan=is_replan, attempts=len(attempts))
         self.feedback_message = "planner thinking"
@@ -126,7 +132,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
 
     def _consider(self, plan: Plan) -> Status:
         """Accept a checked plan (graft it) or ask again with what was wrong with it."""
-        world = self.context.world() if self.context.world is not None else None
+        world = self.context.current_world()
         problems = check_plan(plan, self.context.registry, world) if world is not None else []
         if not problems and plan.is_done and self.after is not None and world is not None:
             bound = [

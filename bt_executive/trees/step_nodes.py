@@ -10,9 +10,10 @@
           ├─ pick(red_cube)                  the skill leaf
           └─ Recover · home_then_retry       Sequence of recovery leaves, then the leaf once more
 
-Conditions read the latest world state from the task's source. Without a
-source (or before the first state arrives) preconditions pass and effects
-do not hold: the step runs and the skill itself reports what is wrong.
+Conditions read the latest world state from the task's source, and stay
+RUNNING (up to a second) while it is older than the last skill result.
+Without a source (or before the first state arrives) preconditions pass and
+effects do not hold: the step runs and the skill itself reports what is wrong.
 """
 
 from __future__ import annotations
@@ -28,12 +29,7 @@ from bt_executive.skills.conditions import bind, first_unmet, goal_effects, hold
 from bt_executive.skills.failures import FailureKind
 from bt_executive.skills.leaf import SkillLeaf
 from bt_executive.skills.strategy import StrategyKind
-from bt_executive.skills.world_state import WorldState
 from bt_executive.trees.task_context import StepState, TaskContext
-
-
-def _world(context: TaskContext) -> WorldState | None:
-    return context.world() if context.world is not None else None
 
 
 class EffectsHold(py_trees.behaviour.Behaviour):
@@ -47,8 +43,10 @@ class EffectsHold(py_trees.behaviour.Behaviour):
         self.step = step
 
     def update(self) -> Status:
-        """Evaluate the bound effects on the latest world state."""
-        world = _world(self.context)
+        """Evaluate the bound effects on the latest world state (waiting for one newer than the last result)."""
+        if self.context.world_is_stale():
+            return Status.RUNNING
+        world = self.context.current_world()
         if not self.effects or world is None:
             return Status.FAILURE
         if all(holds(bind(e, self.step.call.args), world) for e in self.effects):
@@ -69,7 +67,9 @@ class PreconditionsHold(py_trees.behaviour.Behaviour):
 
     def update(self) -> Status:
         """Evaluate the bound preconditions; the first unmet one becomes the attempt's reason."""
-        world = _world(self.context)
+        if self.context.world_is_stale():
+            return Status.RUNNING
+        world = self.context.current_world()
         if world is None:
             return Status.SUCCESS
         unmet = first_unmet(self.step.manifest.preconditions, self.step.call.args, world)

@@ -21,10 +21,15 @@ from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
 from bt_executive.skills.leaf import WorldStateSource
 from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.registry import SkillRegistry
+from bt_executive.skills.world_state import WorldState
 from bt_executive.trees.recovery import RecoveryPolicy
 
 if TYPE_CHECKING:
     from bt_executive.trees.leaf_factory import LeafFactory
+
+
+WORLD_FRESHNESS_WAIT_S = 1.0
+"""How long conditions wait for a world state newer than the last skill result before using the old one."""
 
 
 class FinalReason(StrEnum):
@@ -88,6 +93,25 @@ class TaskContext:
     events: list[TaskEvent] = field(default_factory=list)
     listeners: list[Callable[[TaskEvent], None]] = field(default_factory=list)
     started_at: float = field(default_factory=time.monotonic)
+    world_arrival: Callable[[], float] | None = None
+    """When the newest world state arrived (monotonic); lets conditions wait for one newer than a result."""
+    last_result_at: float = float("-inf")
+
+    def world_is_stale(self) -> bool:
+        """Whether the world state predates the last skill result (and we have not waited too long for a newer one).
+
+        A skill's result can overtake the world state that shows its effect (they
+        travel on different topics); a condition checked on the older state would
+        see the world as it was before the skill ran.
+        """
+        if self.world_arrival is None:
+            return False
+        waited = time.monotonic() - self.last_result_at
+        return self.world_arrival() < self.last_result_at and waited < WORLD_FRESHNESS_WAIT_S
+
+    def current_world(self) -> WorldState | None:
+        """The latest world state (None without a source or before the first one)."""
+        return self.world() if self.world is not None else None
 
     @property
     def replan_budget(self) -> int:
@@ -103,6 +127,7 @@ class TaskContext:
 
     def record(self, step: StepState, call: SkillCall, result: SkillResult) -> None:
         """Keep one attempt (for replans) and emit its step_end event."""
+        self.last_result_at = time.monotonic()
         self.attempts.append(AttemptRecord(plan_index=step.plan_index, step=step.number, call=call, result=result))
         self.emit(
             "step_end",

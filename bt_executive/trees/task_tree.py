@@ -65,6 +65,7 @@ class TaskTree:
         leaf_factory: LeafFactory,
         policy: RecoveryPolicy | None = None,
         world: WorldStateSource | None = None,
+        world_arrival: Callable[[], float] | None = None,
         max_replans: int | None = None,
         plan: Plan | None = None,
         listeners: Iterable[Callable[[TaskEvent], None]] = (),
@@ -78,6 +79,7 @@ class TaskTree:
             world=world,
             max_replans=max_replans,
             listeners=list(listeners),
+            world_arrival=world_arrival,
         )
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planner")
         self._pending: list[tuple[PlanningNode, Plan]] = []

@@ -66,9 +66,9 @@ def test_every_argument_problem_is_reported(skill_registry: SkillRegistry) -> No
     assert len(caught.value.errors) == 3  # missing object, bad enum, unknown key
 
 
-def test_prompt_only_vla_skill_refuses_arguments(skill_registry: SkillRegistry) -> None:
+def test_vla_skill_needs_the_object_and_target_its_success_check_names(skill_registry: SkillRegistry) -> None:
     vla = skill_registry.get("tabletop/vla_manipulate")
-    with pytest.raises(InvalidArguments, match="takes no arguments"):
+    with pytest.raises(InvalidArguments, match="target"):
         validate_arguments(vla, {"object": "red_cube"})
 
 

@@ -21,10 +21,10 @@ def _write(path: Path, **overrides: object) -> Path:
     return path
 
 
-def test_shipped_tabletop_set_is_complete_with_one_vla_skill(skill_registry: SkillRegistry) -> None:
+def test_shipped_tabletop_set_is_complete_with_one_vla_skill_and_three_builtins(skill_registry: SkillRegistry) -> None:
     names = {m.name for m in skill_registry}
     kinds = sorted(m.kind.value for m in skill_registry if m.name not in TABLETOP)
-    assert (names >= TABLETOP, kinds) == (True, ["vla"])
+    assert (names >= TABLETOP, kinds) == (True, ["builtin", "builtin", "builtin", "vla"])
 
 
 def test_every_shipped_ros_skill_declares_failure_kinds_and_timeout(skill_registry: SkillRegistry) -> None:

@@ -1,0 +1,274 @@
+"""The bt_executive node: takes tasks, owns and ticks their trees, and shows them.
+
+::
+
+    ExecuteTask goal ──► planner (worker thread) ──► TaskTree ──► skill leaves ──► robot's action servers
+         ▲  feedback: plan, step, skill, status          │ tick timer (tick_rate_hz)
+         └──────────── result: success, final_reason ◄───┘──► ~/tree snapshots, run directory
+
+Threading: a MultiThreadedExecutor spins the node. The tick timer has a
+callback group of its own (one tick at a time); the ExecuteTask server and
+the world-state subscription share a reentrant group; action-client leaves
+use the node's default group. A goal's execute callback only waits on an
+event and publishes feedback, so no callback ever waits on another, and the
+tree itself never blocks (planners run on a worker, leaves poll futures).
+
+One task at a time: a new goal preempts the running task (its tree is
+halted, its goals cancelled, it ends ``preempted``); a cancel request does
+the same to its own task.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rclpy.action.server import ActionServer, CancelResponse, GoalResponse, ServerGoalHandle
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.context import Context
+from rclpy.node import Node
+from std_msgs.msg import String
+
+from bt_executive.executive.params import ExecutiveParams
+from bt_executive.executive.run_dir import RunWriter, default_runs_root, run_listener
+from bt_executive.executive.run_recorder import RunRecorder
+from bt_executive.executive.tree_topic import TREE_TOPIC, encode_snapshot, tree_qos
+from bt_executive.executive.world_cache import WorldStateCache
+from bt_executive.llm.plan import Planner
+from bt_executive.resources import default_skill_dirs
+from bt_executive.skills.capabilities import RobotCapabilities
+from bt_executive.skills.manifest import SkillKind
+from bt_executive.skills.registry import SkillRegistry
+from bt_executive.trees.leaf_factory import SkillLeafFactory
+from bt_executive.trees.recovery import load_recovery_policy
+from bt_executive.trees.task_context import TaskEvent
+from bt_executive.trees.task_tree import TaskOutcome, TaskTree
+
+PlannerFactory = Callable[[str, SkillRegistry], Planner]
+"""Makes the planner for a profile name (``stub``, ``local``, ...) over the robot's registry."""
+
+FEEDBACK_PERIOD_S = 0.1
+
+_log = logging.getLogger("bt_executive.executive")
+"""Python logging, not the rclpy logger: one rclpy log call costs ~0.2 s here, too much for a tick."""
+
+
+@dataclass
+class _ActiveTask:
+    """One task the node runs: its tree, its goal, its run directory."""
+
+    tree: TaskTree
+    goal: ServerGoalHandle[Any, Any, Any]
+    recorder: RunRecorder
+    done: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def run_dir(self) -> Path:
+        """Where this task is recorded."""
+        return self.recorder.writer.path
+
+
+class ExecutiveNode:
+    """The executive: a ROS 2 node named ``bt_executive`` with an ExecuteTask server and a ticked tree."""
+
+    def __init__(
+        self,
+        context: Context,
+        params: ExecutiveParams,
+        planner_factory: PlannerFactory,
+        *,
+        namespace: str = "",
+    ) -> None:
+        from bt_executive_interfaces.action import ExecuteTask
+
+        self.params = params
+        self.node = Node("bt_executive", namespace=namespace or None, context=context)
+        self._declare_parameters(params)
+        self._planner_factory = planner_factory
+        self._execute_task = ExecuteTask
+        self.registry, self.excluded = self._load_registry(params)
+        self.policy = load_recovery_policy(Path(params.recovery) if params.recovery else None)
+        self.policy.check_against(self.registry, params.recovery or "config/recovery.yaml")
+        self.runs_root = Path(params.run_dir) if params.run_dir else default_runs_root()
+
+        self._task_group = ReentrantCallbackGroup()
+        self.world = WorldStateCache(self.node, params.world_state_topic, self._task_group)
+        self.leaf_factory = SkillLeafFactory(self.registry, node=self.node, world=self.world.latest)
+        # Transient-local: a viewer started mid-task gets the current tree at once.
+        self._tree_pub = self.node.create_publisher(String, TREE_TOPIC, tree_qos())
+        self._server = ActionServer(
+            self.node,
+            ExecuteTask,
+            "~/execute_task",
+            execute_callback=self._execute,
+            goal_callback=lambda _goal: GoalResponse.ACCEPT,
+            cancel_callback=lambda _handle: CancelResponse.ACCEPT,
+            callback_group=self._task_group,
+        )
+        self._lock = threading.Lock()
+        self._active: _ActiveTask | None = None
+        self._timer = self.node.create_timer(
+            1.0 / params.tick_rate_hz, self._tick, callback_group=MutuallyExclusiveCallbackGroup()
+        )
+
+    # setup ------------------------------------------------------------------------------------------
+
+    def _declare_parameters(self, params: ExecutiveParams) -> None:
+        """Expose the effective configuration as ROS parameters (``ros2 param dump`` shows what runs)."""
+        values = params.model_dump()
+        values["skill_paths"] = list(params.skill_paths) or [""]  # ROS infers an array's type from its items
+        self.node.declare_parameters("", list(values.items()))
+
+    def _load_registry(self, params: ExecutiveParams) -> tuple[SkillRegistry, dict[str, str]]:
+        """The skills this robot can run; VLA skills need a robot interface this node does not have yet."""
+        everything = SkillRegistry.discover([*default_skill_dirs(), *params.extra_skill_dirs()])
+        robot = RobotCapabilities.from_yaml(params.capabilities_path())
+        usable, excluded = everything.available_for(robot)
+        for manifest in usable:
+            if manifest.kind is SkillKind.VLA:
+                excluded[manifest.id] = "vla skills need an in-process robot interface (not over ROS yet)"
+        return usable.without(excluded), excluded
+
+    # the tick ---------------------------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        """Tick the running task's tree; publish its snapshot when it changed; close it when it ended."""
+        with self._lock:
+            active = self._active
+            if active is None or active.done.is_set():
+                return
+            active.tree.tick_once()
+            self._publish(active.recorder.after_tick())
+            if active.tree.final_reason is not None:
+                self._close(active)
+
+    def _publish(self, snapshot: dict[str, Any] | None) -> None:
+        """Send a snapshot the recorder made because the tree changed (None: nothing changed)."""
+        if snapshot is not None:
+            self._tree_pub.publish(String(data=encode_snapshot(snapshot)))
+
+    def _close(self, active: _ActiveTask) -> None:
+        """The task ended: last snapshot, plans and outcome to the run directory, wake its goal."""
+        active.recorder.finish()
+        self._publish(active.recorder.last_snapshot)
+        outcome = active.tree.outcome()
+        active.done.set()
+        if self._active is active:
+            self._active = None
+        _log.info(
+            "task %r ended: %s (%.1f s, run %s)",
+            outcome.task,
+            outcome.final_reason,
+            outcome.duration_s,
+            active.run_dir,
+        )
+
+    # ExecuteTask ------------------------------------------------------------------------------------
+
+    def _execute(self, goal: ServerGoalHandle[Any, Any, Any]) -> Any:
+        """Run one task to its end, publishing feedback; preempt whatever ran before."""
+        request = goal.request
+        profile = request.planner_profile or self.params.planner
+        try:
+            planner = self._planner_factory(profile, self.registry)
+        except Exception as err:  # an unknown profile or a missing key: the goal ends, the node stays
+            goal.abort()
+            return self._result(False, "planner_error", [], detail=f"planner profile {profile!r}: {err}")
+        self._wait_for_world()
+        active = self._start(request.task, planner, profile, goal)
+        last: tuple[int, int, str, str] | None = None
+        while not active.done.wait(FEEDBACK_PERIOD_S):
+            if goal.is_cancel_requested:
+                self._cancel(active, "cancelled by the client")
+            last = self._feedback(active, last)
+        outcome = active.tree.outcome()
+        if goal.is_cancel_requested:
+            goal.canceled()
+        elif outcome.success:
+            goal.succeed()
+        else:
+            goal.abort()
+        return self._result(outcome.success, outcome.final_reason, outcome, detail=outcome.detail)
+
+    def _start(self, task: str, planner: Planner, profile: str, goal: ServerGoalHandle[Any, Any, Any]) -> _ActiveTask:
+        writer = RunWriter.create(self.runs_root, task, profile)
+        tree = TaskTree(
+            task,
+            planner=planner,
+            registry=self.registry,
+            leaf_factory=self.leaf_factory,
+            policy=self.policy,
+            world=self.world.latest,
+            world_arrival=self.world.arrival,
+            max_replans=None if self.params.max_replans < 0 else self.params.max_replans,
+            listeners=[run_listener(writer), self._log_event],
+        )
+        active = _ActiveTask(tree=tree, goal=goal, recorder=RunRecorder(writer, tree))
+        with self._lock:
+            previous = self._active
+            if previous is not None and not previous.done.is_set():
+                self._cancel_locked(previous, "preempted by a new task")
+            self._active = active
+        _log.info(f"task {task!r} started (planner {profile}, run {writer.path})")
+        return active
+
+    def _cancel(self, active: _ActiveTask, detail: str) -> None:
+        with self._lock:
+            if not active.done.is_set():
+                self._cancel_locked(active, detail)
+
+    def _cancel_locked(self, active: _ActiveTask, detail: str) -> None:
+        active.tree.cancel(detail)
+        self._close(active)
+
+    def _wait_for_world(self) -> None:
+        deadline = time.monotonic() + self.params.world_state_wait_s
+        while self.world.latest() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if self.world.latest() is None:
+            _log.warning(f"no world state on {self.params.world_state_topic!r} yet: planning with an empty world")
+
+    def _feedback(self, active: _ActiveTask, last: tuple[int, int, str, str] | None) -> tuple[int, int, str, str]:
+        """Publish plan index, step and skill of the latest step start, and the tree status, when they change."""
+        events = active.tree.context.events
+        start = next((e for e in reversed(events) if e.kind == "step_start"), None)
+        current = (
+            start.plan if start is not None and start.plan is not None else 0,
+            start.step if start is not None and start.step is not None else 0,
+            str(start.data.get("skill", "")) if start is not None else "",
+            active.tree.status.name,
+        )
+        if current != last:
+            feedback = self._execute_task.Feedback()
+            feedback.plan_index, feedback.step, feedback.skill, feedback.tree_status = current
+            active.goal.publish_feedback(feedback)
+        return current
+
+    def _result(self, success: bool, final_reason: str, outcome: TaskOutcome | list[Any], detail: str = "") -> Any:
+        result = self._execute_task.Result()
+        result.success = success
+        result.final_reason = final_reason
+        attempts = outcome.attempts if isinstance(outcome, TaskOutcome) else ()
+        result.attempts_json = json.dumps([a.model_dump(mode="json", exclude_none=True) for a in attempts])
+        if detail and not success:
+            _log.info(f"final_reason {final_reason}: {detail}")
+        return result
+
+    def _log_event(self, event: TaskEvent) -> None:
+        if event.kind in ("plan", "retry", "recovery", "plan_refused", "final"):
+            _log.info(f"{event.kind}: {json.dumps(event.data, separators=(',', ':'))[:300]}")
+
+    # shutdown ---------------------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """Cancel a running task (its goals with it) and stop ticking."""
+        with self._lock:
+            if self._active is not None and not self._active.done.is_set():
+                self._cancel_locked(self._active, "the executive shut down")
+        self._timer.cancel()

@@ -1,0 +1,23 @@
+"""Planner profiles by name: ``stub`` (no model, the default everywhere) or an LLM profile of config/llm.yaml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bt_executive.llm.plan import Planner
+from bt_executive.llm.stub_planner import StubPlanner
+from bt_executive.skills.registry import SkillRegistry
+
+STUB = "stub"
+
+
+def make_planner(profile: str, registry: SkillRegistry, llm_config: Path | None = None) -> Planner:
+    """The planner a profile names; an unknown profile is an error listing the known ones."""
+    if profile == STUB:
+        return StubPlanner(registry)
+    from bt_executive.llm.llm_planner import LLMPlanner
+    from bt_executive.llm.profiles import load_llm_config
+
+    if load_llm_config(llm_config).profile(profile).planner == STUB:
+        return StubPlanner(registry)
+    return LLMPlanner.from_config(profile, registry, config_path=llm_config)

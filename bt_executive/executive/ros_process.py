@@ -1,0 +1,96 @@
+"""The life of a ``bt-executive`` ROS process: a context, a spinning executor, and a clean Ctrl-C.
+
+Every long-running subcommand (``serve``, ``run``, ``demo``) needs the same
+things: its own ``rclpy.Context`` (no global init), a MultiThreadedExecutor
+on a background thread (the main thread stays free for the command's own
+work and for signals), and a teardown in the order rclpy needs (stop the
+spin loop and join it before the executor and the nodes are destroyed).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable
+from types import FrameType, TracebackType
+from typing import Self
+
+import rclpy
+from rclpy.context import Context
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+
+from bt_executive.skills.action_skill import with_short_lease
+
+
+class RosProcess:
+    """A context and a spinning executor for this process's nodes; SIGINT/SIGTERM call ``on_signal``."""
+
+    def __init__(self, *, threads: int = 8) -> None:
+        # Our participant's short lease lets peers see this process die within ~2 s.
+        os.environ.update(with_short_lease())
+        os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+        self.context: Context = rclpy.Context()
+        rclpy.init(context=self.context, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+        self.executor = MultiThreadedExecutor(num_threads=threads, context=self.context)
+        self.nodes: list[Node] = []
+        self.stop_requested = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._stop_spinning = threading.Event()
+
+    def add(self, node: Node) -> Node:
+        """Spin ``node`` too (add every node before ``start``)."""
+        self.nodes.append(node)
+        self.executor.add_node(node)
+        return node
+
+    def start(self) -> None:
+        """Spin on a background thread."""
+        self._thread = threading.Thread(target=self._spin, name="ros-spin", daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        try:
+            while not self._stop_spinning.is_set() and self.context.ok():
+                self.executor.spin_once(timeout_sec=0.1)
+        except ExternalShutdownException:
+            pass
+
+    def handle_signals(self, on_signal: Callable[[], None] | None = None) -> None:
+        """On SIGINT/SIGTERM: run ``on_signal`` (e.g. cancel goals) once, then set ``stop_requested``."""
+
+        def handler(signum: int, _frame: FrameType | None) -> None:
+            if self.stop_requested.is_set():
+                return
+            if on_signal is not None:
+                threading.Thread(target=self._graceful, args=(on_signal,), daemon=True).start()
+            else:
+                self.stop_requested.set()
+
+        signal.signal(signal.SIGINT, handler)
+        signal.signal(signal.SIGTERM, handler)
+
+    def _graceful(self, on_signal: Callable[[], None]) -> None:
+        try:
+            on_signal()
+        finally:
+            self.stop_requested.set()
+
+    def close(self) -> None:
+        """Stop spinning, join the thread, then destroy executor, nodes and context, in that order."""
+        self._stop_spinning.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5.0)
+        self.executor.shutdown(timeout_sec=2.0)
+        for node in self.nodes:
+            node.destroy_node()
+        self.context.try_shutdown()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

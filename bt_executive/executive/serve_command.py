@@ -1,0 +1,68 @@
+"""``bt-executive serve``: the executive node alone, for a robot whose skill servers run elsewhere.
+
+Prints one ``executive ready`` line when its ExecuteTask server is up; on
+Ctrl-C or SIGTERM it cancels the running task (and with it every goal in
+flight), then exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+from pathlib import Path
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``serve``."""
+    serve = commands.add_parser("serve", help="run the executive node: ExecuteTask server, ticked tree, ~/tree")
+    add_node_arguments(serve)
+    serve.set_defaults(func=run_serve)
+
+
+def add_node_arguments(parser: argparse.ArgumentParser) -> None:
+    """The node's flags (shared with ``demo``): a parameters file, and overrides of its values."""
+    parser.add_argument(
+        "--params", type=Path, default=None, metavar="FILE", help="parameters file (config/executive.yaml)"
+    )
+    parser.add_argument("--namespace", default="", metavar="NS", help="ROS namespace of the executive and its robot")
+    parser.add_argument(
+        "--planner", default=None, metavar="PROFILE", help="planner profile: stub (default), local, ..."
+    )
+    parser.add_argument("--tick-rate", type=float, default=None, metavar="HZ", help="tree tick rate")
+    parser.add_argument("--max-replans", type=int, default=None, metavar="N", help="replans per task")
+    parser.add_argument("--run-dir", default=None, metavar="DIR", help="where run directories are written")
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Serve tasks until interrupted."""
+    from bt_executive.executive.node import ExecutiveNode
+    from bt_executive.executive.params import load_params
+    from bt_executive.executive.planner_factory import make_planner
+    from bt_executive.executive.ros_process import RosProcess
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    params = load_params(args.params).with_overrides(
+        planner=args.planner, tick_rate_hz=args.tick_rate, max_replans=args.max_replans, run_dir=args.run_dir
+    )
+    llm_config = Path(params.llm_config) if params.llm_config else None
+    with RosProcess() as process:
+        executive = ExecutiveNode(
+            process.context,
+            params,
+            lambda profile, registry: make_planner(profile, registry, llm_config),
+            namespace=args.namespace,
+        )
+        process.add(executive.node)
+        process.handle_signals(executive.shutdown)
+        process.start()
+        base = executive.node.get_fully_qualified_name()
+        print(
+            f"executive ready: tasks at {base}/execute_task, tree at {base}/tree, planner {params.planner}, "
+            f"{len(executive.registry)} skills, runs in {executive.runs_root}",
+            flush=True,
+        )
+        while not process.stop_requested.wait(0.2):
+            time.sleep(0)
+        time.sleep(0.2)  # let the cancel requests of a halted task reach their servers
+    return 0

@@ -1,0 +1,104 @@
+"""Sending a task to a running executive and following it: what ``run`` and ``demo`` share."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter
+from rclpy.action.client import ActionClient
+from rclpy.node import Node
+
+from bt_executive.skills.call import AttemptRecord
+
+_ATTEMPTS = TypeAdapter(list[AttemptRecord])
+
+
+class TaskFeedback(BaseModel):
+    """One ExecuteTask feedback message."""
+
+    model_config = ConfigDict(frozen=True)
+
+    plan_index: int
+    step: int
+    skill: str
+    tree_status: str
+
+
+class TaskResult(BaseModel):
+    """The ExecuteTask result, with its attempts parsed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    success: bool
+    final_reason: str
+    attempts: list[AttemptRecord]
+    status: int
+    wall_s: float
+
+
+def execute_task_name(namespace: str) -> str:
+    """The executive's ExecuteTask action under ``namespace``."""
+    return f"{namespace.rstrip('/')}/bt_executive/execute_task" if namespace else "/bt_executive/execute_task"
+
+
+class TaskClient:
+    """An ExecuteTask client on ``node``; the caller spins the node."""
+
+    def __init__(self, node: Node, namespace: str = "") -> None:
+        from bt_executive_interfaces.action import ExecuteTask
+
+        self._type = ExecuteTask
+        self.action_name = execute_task_name(namespace)
+        self._client: ActionClient[Any, Any, Any] = ActionClient(node, ExecuteTask, self.action_name)
+        self._handle: Any = None
+
+    def wait_for_server(self, timeout_s: float) -> bool:
+        """Whether the executive answered within ``timeout_s``."""
+        return self._client.wait_for_server(timeout_sec=timeout_s)
+
+    def run(
+        self,
+        task: str,
+        planner: str = "",
+        on_feedback: Callable[[TaskFeedback], None] | None = None,
+        timeout_s: float = 600.0,
+    ) -> TaskResult:
+        """Send the task, report feedback as it comes, and return the result (TimeoutError after ``timeout_s``)."""
+        goal = self._type.Goal(task=task, planner_profile=planner)
+        started = time.monotonic()
+
+        def feedback(message: Any) -> None:
+            if on_feedback is not None:
+                fb = message.feedback
+                on_feedback(
+                    TaskFeedback(plan_index=fb.plan_index, step=fb.step, skill=fb.skill, tree_status=fb.tree_status)
+                )
+
+        sent = self._client.send_goal_async(goal, feedback_callback=feedback)
+        self._handle = _wait(sent, started + timeout_s, "the goal response")
+        if not self._handle.accepted:
+            raise RuntimeError(f"{self.action_name} rejected the task")
+        response = _wait(self._handle.get_result_async(), started + timeout_s, "the task result")
+        result = response.result
+        return TaskResult(
+            success=bool(result.success),
+            final_reason=str(result.final_reason),
+            attempts=_ATTEMPTS.validate_json(result.attempts_json or "[]"),
+            status=int(response.status),
+            wall_s=round(time.monotonic() - started, 3),
+        )
+
+    def cancel(self) -> None:
+        """Ask the executive to cancel the task this client sent (its goals are cancelled with it)."""
+        if self._handle is not None:
+            self._handle.cancel_goal_async()
+
+
+def _wait(future: Any, deadline: float, what: str) -> Any:
+    while not future.done():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no {what} before the deadline")
+        time.sleep(0.01)
+    return future.result()

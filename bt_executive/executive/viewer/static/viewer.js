@@ -1,0 +1,170 @@
+// bt_executive viewer: renders tree snapshots (py_trees_js format) live or from a recorded run.
+//
+// Live: snapshots arrive as server-sent events from /api/stream. Replay: /api/run gives the run's
+// snapshots and events; the slider picks a snapshot and the event log is lined up with it
+// (each snapshot records the index of the last event before it).
+//
+// py_trees_js's handlers refer to the globals canvas_graph and canvas_paper: keep those names.
+var canvas_graph = py_trees.canvas.create_graph()
+var canvas_paper = py_trees.canvas.create_paper({graph: canvas_graph})
+var viewer = {mode: null, run: null, index: -1, rendered: 0, playing: null, last_tree: null}
+
+$(window).resize(function() { py_trees.canvas.on_window_resize(canvas_paper) })
+
+// What py_trees_js's own (unexported) canvas update does: update the graph, lay out new nodes,
+// keep their html boxes in step with pan/zoom, and fit the tree to the window.
+function render_tree(tree) {
+  canvas_paper.freeze()
+  var added = py_trees.canvas.update_graph({graph: canvas_graph, tree: tree}) || []
+  if (added.length != 0) {
+    py_trees.canvas.layout_graph({graph: canvas_graph})
+    added.forEach(function(cell) {
+      var view = canvas_paper.findViewByModel(cell)
+      if (view && view.updateBox) {
+        view.listenTo(canvas_paper, 'translate', view.updateBox)
+        view.listenTo(canvas_paper, 'scale', view.updateBox)
+      }
+    })
+    canvas_paper.updateViews()
+  }
+  if (canvas_graph.get('scale_content_to_fit')) {
+    py_trees.canvas.scale_content_to_fit(canvas_paper)
+  }
+  canvas_paper.unfreeze()
+  viewer.rendered += 1
+  viewer.last_tree = tree
+  show_tree_facts(tree)
+  document.body.setAttribute('data-rendered', String(viewer.rendered))
+}
+
+function text(id, value) { document.getElementById(id).textContent = value }
+
+function show_tree_facts(tree) {
+  var current = tree.current ? tree.behaviours[tree.current] : null
+  text('current', current ? 'Current: ' + current.name : '')
+  var failures = document.getElementById('failures')
+  failures.innerHTML = ''
+  Object.keys(tree.behaviours).forEach(function(key) {
+    var b = tree.behaviours[key]
+    var data = b.data || {}
+    if (data.failure_kind) {
+      var item = document.createElement('li')
+      item.className = 'failure'
+      item.textContent = b.name + ': ' + data.failure_kind + (data.reason ? ' (' + data.reason + ')' : '') +
+        (data.args ? ' args ' + data.args : '')
+      failures.appendChild(item)
+    }
+  })
+  if (!failures.children.length) {
+    var none = document.createElement('li')
+    none.textContent = 'none'
+    none.className = 'none'
+    failures.appendChild(none)
+  }
+  var root = tree.behaviours[tree.root] || {}
+  var final_reason = (root.data || {}).final_reason
+  var final = document.getElementById('final')
+  final.textContent = final_reason ? 'Final: ' + final_reason : ''
+  final.className = final_reason ? (final_reason == 'done' ? 'done' : 'failed') : ''
+}
+
+function event_text(e) {
+  var d = e.data || {}
+  var where = (e.plan !== null && e.plan !== undefined ? ' plan ' + e.plan : '') +
+              (e.step !== null && e.step !== undefined ? ' step ' + e.step : '')
+  var extra = ''
+  if (e.kind == 'step_start' || e.kind == 'step_end') extra = ' ' + (d.label || d.skill || '')
+  if (e.kind == 'step_end' && d.result) {
+    extra += d.result.success ? ' ok' : ' failed ' + d.result.failure_kind + ': ' + d.result.reason
+  }
+  if (e.kind == 'retry') extra = ' ' + d.failure_kind + ' (' + d.attempt + '/' + d.of + ')'
+  if (e.kind == 'recovery') extra = ' ' + d.recovery + ' after ' + d.failure_kind
+  if (e.kind == 'final') extra = ' ' + d.final_reason
+  return e.t.toFixed(2) + 's ' + e.kind + where + extra
+}
+
+// replay ------------------------------------------------------------------------------------------
+
+function show_snapshot(index) {
+  var snapshots = viewer.run.snapshots
+  if (!snapshots.length) return
+  index = Math.max(0, Math.min(index, snapshots.length - 1))
+  viewer.index = index
+  var record = snapshots[index]
+  render_tree(record.tree)
+  document.getElementById('slider').value = index
+  var events = document.getElementById('events')
+  Array.prototype.forEach.call(events.children, function(item, i) {
+    item.className = i == record.event_index ? 'now' : (i > record.event_index ? 'later' : '')
+  })
+  var now = events.children[record.event_index]
+  if (now && now.scrollIntoView) now.scrollIntoView({block: 'nearest'})
+  text('position', 'snapshot ' + (index + 1) + '/' + snapshots.length + '  t=' + record.t.toFixed(2) + 's' +
+       (record.event_index >= 0 ? '  event ' + record.event_index : ''))
+}
+
+function toggle_play() {
+  if (viewer.playing) {
+    clearInterval(viewer.playing)
+    viewer.playing = null
+    return
+  }
+  if (viewer.index >= viewer.run.snapshots.length - 1) show_snapshot(0)
+  viewer.playing = setInterval(function() {
+    if (viewer.index >= viewer.run.snapshots.length - 1) { toggle_play(); return }
+    show_snapshot(viewer.index + 1)
+  }, 400)
+}
+
+function start_replay(run) {
+  viewer.run = run
+  text('mode', 'Replay: ' + run.summary.run)
+  text('task', 'Task: ' + run.info.task)
+  var events = document.getElementById('events')
+  run.events.forEach(function(e) {
+    var item = document.createElement('li')
+    item.textContent = event_text(e)
+    events.appendChild(item)
+  })
+  var slider = document.getElementById('slider')
+  slider.max = Math.max(0, run.snapshots.length - 1)
+  slider.addEventListener('input', function() { show_snapshot(parseInt(slider.value, 10)) })
+  document.getElementById('play').addEventListener('click', toggle_play)
+  if (run.snapshots.length) {
+    show_snapshot(run.snapshots.length - 1)  // open on how the run ended
+  } else {
+    text('position', 'this run has no snapshots')
+  }
+  document.body.setAttribute('data-ready', 'replay')
+}
+
+// live --------------------------------------------------------------------------------------------
+
+function start_live(mode) {
+  text('mode', 'Live: ' + mode.source)
+  document.getElementById('controls').className = 'panel hidden'
+  var source = new EventSource('/api/stream')
+  source.addEventListener('snapshot', function(message) {
+    var tree = JSON.parse(message.data)
+    var events = document.getElementById('events')
+    var item = document.createElement('li')
+    var current = tree.current ? tree.behaviours[tree.current] : null
+    item.textContent = new Date(tree.timestamp * 1000).toLocaleTimeString() + ' ' + (current ? current.name : 'tree changed')
+    events.appendChild(item)
+    while (events.children.length > 50) events.removeChild(events.firstChild)
+    var root = tree.behaviours[tree.root] || {}
+    if ((root.data || {}).task) text('task', 'Task: ' + root.data.task)
+    render_tree(tree)
+  })
+  source.onerror = function() { text('position', 'disconnected; retrying') }
+  document.body.setAttribute('data-ready', 'live')
+}
+
+$.getJSON('/api/mode', function(mode) {
+  viewer.mode = mode.mode
+  if (mode.mode == 'replay') {
+    $.getJSON('/api/run', start_replay)
+  } else {
+    start_live(mode)
+  }
+})

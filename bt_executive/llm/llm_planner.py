@@ -1,0 +1,376 @@
+"""LLMPlanner: a plan from any model litellm speaks to, and never an invalid call.
+
+One ``plan()`` is a short conversation::
+
+    system prompt (robot, object ids, rules)  [+ few-shot examples]
+    task + world state [+ attempts so far] [+ front-camera frame for a VLM]
+      -> model: tool calls (tools mode) or one JSON plan (structured mode)
+      -> read the reply, check every call against the registry and the world
+      -> all valid: Plan          refused: feedback to the model, again (bounded)
+
+After ``max_repairs`` refused replies, a second prose reply after the nudge,
+or any provider error (timeout, HTTP 500, bad key...), ``plan`` raises
+``PlannerError`` naming the profile and the cause. The API key is read from
+the environment variable the profile names at request time, and scrubbed
+from every message this module raises or logs.
+
+litellm is imported on first use (it costs seconds), after setting
+``LITELLM_LOCAL_MODEL_COST_MAP`` so the import never reaches the network.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict
+
+from bt_executive.llm.camera_image import image_part
+from bt_executive.llm.local_model import LocalModelServer, is_serving, port_of
+from bt_executive.llm.model_reply import ModelReply, ReadReply, ToolCallReply, read_structured, read_tool_calls
+from bt_executive.llm.object_arguments import world_ids
+from bt_executive.llm.palette import Palette
+from bt_executive.llm.plan import Plan, PlannerError
+from bt_executive.llm.plan_schema import plan_json_schema, response_format
+from bt_executive.llm.plan_validation import CallIssue, check_plan
+from bt_executive.llm.profiles import LLMProfile, PlanExample, load_llm_config
+from bt_executive.llm.prompts import (
+    JSON_NUDGE,
+    PROSE_NUDGE,
+    example_reply,
+    example_world,
+    repair_message,
+    system_prompt,
+    task_message,
+    usable_examples,
+)
+from bt_executive.llm.task_objects import named_ids
+from bt_executive.skills.call import AttemptRecord, SkillCall
+from bt_executive.skills.capabilities import RobotCapabilities
+from bt_executive.skills.registry import RegisteredSkill, SkillRegistry
+from bt_executive.skills.world_state import WorldState
+
+log = logging.getLogger(__name__)
+
+FrameSource = Callable[[], npt.NDArray[np.uint8]]
+Message = dict[str, Any]
+_NO_KEY = "no-key"  # OpenAI-compatible local servers want some key; they ignore its value
+_REDACTED = "[redacted]"
+
+
+def litellm_module() -> Any:
+    """litellm, imported on first use with its offline cost map and without debug chatter."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.telemetry = False
+    return litellm
+
+
+class RequestRecord(BaseModel):
+    """One model request of a ``plan()``: how long, how many tokens, and what was wrong with the reply."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    latency_s: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    problems: tuple[str, ...] = ()
+
+
+class PlanningTrace(BaseModel):
+    """Every request of the last ``plan()`` (for benchmarks and the event log; no key, no prompt)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    profile: str
+    requests: tuple[RequestRecord, ...] = ()
+    outcome: str = ""
+
+    @property
+    def repairs(self) -> int:
+        """Requests after the first: how many times the model was sent back to fix its plan."""
+        return max(0, len(self.requests) - 1)
+
+
+class LLMPlanner:
+    """The ``Planner`` for an LLM profile: palette, prompts, model, validation and repair."""
+
+    def __init__(
+        self,
+        profile: LLMProfile,
+        registry: SkillRegistry,
+        robot: RobotCapabilities | None = None,
+        *,
+        examples: Sequence[PlanExample] = (),
+        frame_source: FrameSource | None = None,
+    ) -> None:
+        if profile.planner != "litellm":
+            raise ValueError(f"profile {profile.name!r} is a {profile.planner} profile, not an LLM one")
+        self.profile = profile
+        self.robot = robot
+        available = registry.available_for(robot)[0] if robot is not None else registry
+        if profile.skills:
+            # A profile may offer fewer skills (a small model does better with fewer to choose from).
+            kept = [s for s in available.ids() if any(fnmatch.fnmatchcase(s, p) for p in profile.skills)]
+            available = SkillRegistry(RegisteredSkill(available.get(s), available.source(s)) for s in kept)
+        self.registry = available
+        if not len(self.registry):
+            raise ValueError(f"profile {profile.name!r}: no skill in the registry is available for this robot")
+        self.examples = tuple(examples) if profile.few_shot else ()
+        self.frame_source = frame_source
+        self.last_trace: PlanningTrace | None = None
+        self._server: LocalModelServer | None = None
+
+    @classmethod
+    def from_config(
+        cls,
+        name: str,
+        registry: SkillRegistry,
+        robot: RobotCapabilities | None = None,
+        *,
+        frame_source: FrameSource | None = None,
+        config_path: Path | None = None,
+    ) -> LLMPlanner:
+        """The planner for profile ``name`` of ``config/llm.yaml`` (or ``config_path``), with its examples."""
+        config = load_llm_config(config_path)
+        return cls(config.profile(name), registry, robot, examples=config.examples, frame_source=frame_source)
+
+    # -- the Planner protocol ---------------------------------------------------------------------
+
+    def plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> Plan:
+        """A plan whose every call names a palette skill with valid arguments, or PlannerError."""
+        profile = self.profile
+        palette = self.palette(task, world_state)
+        messages = self.messages(palette, task, world_state, prior_attempts)
+        records: list[RequestRecord] = []
+        notes: list[str] = []
+        nudged = False
+        problems: list[str] = []
+        try:
+            for _turn in range(profile.max_repairs + 1):
+                started = time.perf_counter()
+                reply = self._request(palette, messages)
+                read = read_tool_calls(palette, reply) if profile.output_mode == "tools" else read_structured(reply)
+                issues = self._issues(palette, read, world_state)
+                problems = [*read.problems, *(i.message() for i in issues)]
+                records.append(
+                    RequestRecord(
+                        latency_s=time.perf_counter() - started,
+                        prompt_tokens=reply.prompt_tokens,
+                        completion_tokens=reply.completion_tokens,
+                        problems=tuple(problems),
+                    )
+                )
+                notes += read.notes
+                if read.prose:
+                    if nudged:
+                        raise self._error("the model answered prose again after being told to call tools")
+                    nudged = True
+                    messages += [_assistant(reply), {"role": "user", "content": PROSE_NUDGE}]
+                    continue
+                if not problems:
+                    calls = check_plan(self.registry, read.steps, world_state).calls
+                    if profile.drop_repeats:
+                        calls, dropped = collapse_repeats(calls)
+                        notes += [f"dropped {dropped} repeated call(s)"] if dropped else []
+                    self.last_trace = PlanningTrace(profile=profile.name, requests=tuple(records), outcome="plan")
+                    summary = f"{len(records)} request(s), {len(records) - 1} repair(s)"
+                    return Plan(
+                        steps=calls,
+                        notes="; ".join([summary, *notes])[:4000],
+                        planner=f"llm:{profile.name}",
+                    )
+                messages += self._feedback(reply, problems)
+            raise self._error(
+                f"no valid plan after {profile.max_repairs} repair(s); last problems: {'; '.join(problems)}"
+            )
+        except PlannerError as err:
+            self.last_trace = PlanningTrace(profile=profile.name, requests=tuple(records), outcome=str(err))
+            raise
+
+    # -- pieces (public so tests and benchmarks can look at exactly what is sent) ----------------
+
+    def palette(self, task: str, world_state: WorldState) -> Palette:
+        """The tools for this task: object arguments narrowed to the world's ids (or the task's, as levers)."""
+        ids: tuple[str, ...] = ()
+        if self.profile.narrow_objects:
+            ids = world_ids(world_state)
+            named = named_ids(task, world_state) if self.profile.task_objects else ()
+            ids = named or ids
+        return Palette(self.registry, ids)
+
+    def messages(
+        self, palette: Palette, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()
+    ) -> list[Message]:
+        """The conversation's opening: system prompt, few-shot turns, then the task (with a frame for a VLM)."""
+        mode = self.profile.output_mode
+        examples = usable_examples(self.examples, palette)
+        messages: list[Message] = [
+            {
+                "role": "system",
+                "content": system_prompt(palette, self.robot, world_state, mode, examples if mode == "tools" else ()),
+            }
+        ]
+        if mode == "structured":
+            for example in examples:
+                messages.append({"role": "user", "content": f"Task: {example.task}\n\n{example_world(example)}"})
+                messages.append({"role": "assistant", "content": example_reply(example)})
+        text = task_message(task, world_state, prior_attempts)
+        if self.profile.vision and self.frame_source is not None:
+            content: Any = [{"type": "text", "text": text}, image_part(self.frame_source())]
+        else:
+            content = text
+        messages.append({"role": "user", "content": content})
+        return messages
+
+    def request_options(self, palette: Palette) -> dict[str, Any]:
+        """Everything but the messages that goes to ``litellm.completion`` (the key excepted)."""
+        profile = self.profile
+        options: dict[str, Any] = {
+            "model": profile.model,
+            "timeout": profile.timeout_s,
+            "temperature": profile.temperature,
+            "max_tokens": profile.max_tokens,
+            # Provider errors become planner_error at once: the repair budget is for the model's mistakes.
+            "num_retries": 0,
+            "max_retries": 0,
+        }
+        if profile.api_base:
+            options["api_base"] = profile.api_base
+        if profile.output_mode == "tools":
+            options["tools"] = palette.openai_tools()
+            options["tool_choice"] = "auto"
+        else:
+            schema = plan_json_schema(
+                palette,
+                max_steps=profile.max_steps,
+                rationale=profile.rationale,
+                required_only=profile.required_only,
+                max_string_length=profile.max_string_length,
+            )
+            options["response_format"] = response_format(schema)
+        return options
+
+    def close(self) -> None:
+        """Stop a local model this planner started (no-op otherwise)."""
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    # -- internals ----------------------------------------------------------------------------------
+
+    def _api_key(self) -> str | None:
+        name = self.profile.api_key_env
+        if name:
+            key = os.environ.get(name)
+            if not key:
+                raise self._error(f"environment variable {name} (the API key) is not set")
+            return key
+        # A bare OpenAI-compatible server still needs some key in the client; hosted providers read their own.
+        return _NO_KEY if self.profile.api_base else None
+
+    def _ensure_server(self) -> None:
+        """Start the profile's local model if it has one and nothing answers at its api_base yet."""
+        local = self.profile.local_server
+        if local is None or self._server is not None or self.profile.api_base is None:
+            return
+        if is_serving(self.profile.api_base):
+            return
+        server = LocalModelServer(local.gguf, port=port_of(self.profile.api_base), context=local.context)
+        try:
+            server.start()
+        except Exception as err:
+            raise self._error(f"could not start the local model: {err}") from None
+        self._server = server
+        log.info("started the local model for profile %s at %s", self.profile.name, server.base_url)
+
+    def _request(self, palette: Palette, messages: list[Message]) -> ModelReply:
+        self._ensure_server()
+        litellm = litellm_module()
+        key = self._api_key()
+        options = self.request_options(palette)
+        log.debug("profile %s: request %s, %d messages", self.profile.name, self.profile.model, len(messages))
+        try:
+            response = litellm.completion(messages=messages, api_key=key, **options)
+        except Exception as err:  # litellm maps every provider failure onto its own exception classes
+            cause = f"{type(err).__name__}: {err}"
+            raise self._error(_scrub(cause, key)) from None
+        return _reply_of(response)
+
+    def _issues(self, palette: Palette, read: ReadReply, world_state: WorldState) -> list[CallIssue]:
+        issues = list(check_plan(self.registry, read.steps, world_state).issues)
+        cap = self.profile.max_steps
+        if cap is not None and len(read.steps) > cap:
+            too_long = f"the plan has {len(read.steps)} steps; at most {cap}"
+            issues.append(CallIssue(step=cap, skill="(plan)", reason=too_long))
+        return issues
+
+    def _feedback(self, reply: ModelReply, problems: list[str]) -> list[Message]:
+        text = repair_message(problems)
+        if self.profile.output_mode == "structured":
+            return [_assistant(reply), {"role": "user", "content": f"{text}\n{JSON_NUDGE}"}]
+        # Every tool call needs its tool message before the conversation may go on.
+        tool_results: list[Message] = [
+            {"role": "tool", "tool_call_id": _call_id(c, i), "content": "not run: the plan was refused"}
+            for i, c in enumerate(reply.tool_calls)
+        ]
+        return [_assistant(reply), *tool_results, {"role": "user", "content": text}]
+
+    def _error(self, cause: str) -> PlannerError:
+        return PlannerError(f"planner profile {self.profile.name!r} ({self.profile.model}): {cause}")
+
+
+def collapse_repeats(calls: Sequence[SkillCall]) -> tuple[tuple[SkillCall, ...], int]:
+    """The calls with back-to-back duplicates (same skill, args and prompt) kept once; and how many went."""
+    kept: list[SkillCall] = []
+    for call in calls:
+        if kept and (kept[-1].skill, kept[-1].args, kept[-1].prompt) == (call.skill, call.args, call.prompt):
+            continue
+        kept.append(call)
+    return tuple(kept), len(calls) - len(kept)
+
+
+def _call_id(call: ToolCallReply, index: int) -> str:
+    return call.id or f"call_{index}"
+
+
+def _assistant(reply: ModelReply) -> Message:
+    message: Message = {"role": "assistant", "content": reply.content or ""}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {"id": _call_id(c, i), "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for i, c in enumerate(reply.tool_calls)
+        ]
+    return message
+
+
+def _scrub(text: str, key: str | None) -> str:
+    """Remove the key from a message (a provider may echo the request, headers included)."""
+    return text.replace(key, _REDACTED) if key and key != _NO_KEY else text
+
+
+def _reply_of(response: Any) -> ModelReply:
+    """The planner's view of a litellm ModelResponse."""
+    choice = response.choices[0]
+    message = choice.message
+    calls = tuple(
+        ToolCallReply(id=c.id or "", name=c.function.name or "", arguments=c.function.arguments or "")
+        for c in (getattr(message, "tool_calls", None) or ())
+    )
+    usage = getattr(response, "usage", None)
+    return ModelReply(
+        content=message.content,
+        tool_calls=calls,
+        finish_reason=getattr(choice, "finish_reason", None),
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+    )

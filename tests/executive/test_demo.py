@@ -1,0 +1,94 @@
+"""``bt-executive demo`` and ``bt-executive launch``, as a user runs them: separate processes, real sim.
+
+The demo's own check reads the sim's world state (not the executive's
+belief), so "the cube is on the plate" is the physics' verdict.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bt_executive.resources import config_dir
+from bt_executive.trees.task_tree import TaskOutcome
+
+pytestmark = pytest.mark.ros
+
+FAULTS = config_dir() / "faults"
+
+
+def demo(tmp_path: Path, *args: str, timeout_s: float = 240) -> tuple[int, str, TaskOutcome | None]:
+    """Run the demo; its exit code, its output, and the outcome.json of its run."""
+    runs = tmp_path / "runs"
+    done = subprocess.run(
+        [sys.executable, "-m", "bt_executive.executive.cli", "demo", "--run-dir", str(runs), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+    )
+    outcomes = sorted(runs.glob("*/outcome.json")) if runs.is_dir() else []
+    outcome = TaskOutcome.model_validate_json(outcomes[-1].read_text()) if outcomes else None
+    return done.returncode, done.stdout + done.stderr, outcome
+
+
+def test_the_default_demo_puts_the_red_cube_on_the_plate(tmp_path: Path) -> None:
+    code, output, outcome = demo(tmp_path)
+    assert outcome is not None, output
+    assert (code, outcome.final_reason, "sim check     on(red_cube, plate): holds" in output) == (
+        0,
+        "done",
+        True,
+    ), output
+
+
+def test_with_a_missed_grasp_the_demo_succeeds_after_a_retry(tmp_path: Path) -> None:
+    code, output, outcome = demo(tmp_path, "--faults", str(FAULTS / "first_grasp_misses.yaml"))
+    assert outcome is not None, output
+    assert (code, outcome.final_reason, outcome.retries >= 1) == (0, "done", True), output
+
+
+def test_with_the_object_removed_the_demo_replans_and_ends_with_the_planners_verdict(tmp_path: Path) -> None:
+    code, output, outcome = demo(tmp_path, "--faults", str(FAULTS / "object_removed.yaml"))
+    assert outcome is not None, output
+    kinds = [a.result.failure_kind for a in outcome.attempts if not a.result.success]
+    assert (code, outcome.final_reason, outcome.replans >= 1, bool(kinds)) == (1, "planner_error", True, True), output
+
+
+def test_launch_starts_the_robot_takes_a_task_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+    namespace = f"/launch_{os.getpid()}"
+    launch_file = tmp_path / "robot.yaml"
+    launch_file.write_text(
+        f"namespace: {namespace}\n"
+        "processes:\n"
+        "  - {name: sim, args: [sim], ready: '^sim ready'}\n"
+        f"  - {{name: executive, args: [serve, --run-dir, {tmp_path / 'runs'}], ready: '^executive ready'}}\n"
+    )
+    cli = [sys.executable, "-m", "bt_executive.executive.cli"]
+    launch = subprocess.Popen(
+        [*cli, "launch", str(launch_file)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        assert launch.stdout is not None
+        deadline = time.monotonic() + 120
+        for line in launch.stdout:
+            if line.startswith("launch ready"):
+                break
+            assert time.monotonic() < deadline, "launch never got ready"
+        run = subprocess.run(
+            [*cli, "run", "pick up the blue cube", "--namespace", namespace],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        launch.send_signal(signal.SIGINT)
+        launch.wait(timeout=30)
+    finally:
+        if launch.poll() is None:
+            launch.kill()
+    assert (run.returncode, launch.returncode) == (0, 0), run.stdout + run.stderr

@@ -1,0 +1,110 @@
+"""The executive node over ROS: ExecuteTask in, feedback and result out, preemption, cancel, snapshots.
+
+The node runs in the test process (its own node on the harness's executor);
+the skills are the fake skill server in a separate process, so every goal
+and cancel is proven by the server's own record.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bt_executive.executive.run_dir import RunReader
+from bt_executive.executive.task_client import TaskFeedback
+from bt_executive.llm.plan import Plan
+from bt_executive.testing import Outcome
+from tests.executive.conftest import HOME, PICK, PLACE, Rig, start
+
+pytestmark = pytest.mark.ros
+
+
+def test_a_task_runs_to_done_with_feedback_per_step(make_rig: Any) -> None:
+    rig: Rig = make_rig(Plan(steps=(PICK, PLACE)))
+    rig.server.serve("skills/pick", Outcome(delay_s=0.2))
+    rig.server.serve("skills/place_on", Outcome(delay_s=0.2))
+    client = rig.client()
+    start(rig, client)
+    seen: list[TaskFeedback] = []
+    result = client.run("put the red cube on the plate", on_feedback=seen.append, timeout_s=30)
+    steps = [(f.plan_index, f.step, f.skill) for f in seen if f.skill]
+    assert (result.success, result.final_reason, list(dict.fromkeys(steps))) == (
+        True,
+        "done",
+        [(0, 1, "tabletop/pick"), (0, 2, "tabletop/place_on")],
+    )
+
+
+def test_the_result_lists_every_attempt_with_its_failure_kind(make_rig: Any) -> None:
+    rig: Rig = make_rig(Plan(steps=(PICK, PLACE)))
+    rig.server.serve("skills/pick", Outcome(failure_kind="missed_grasp"))
+    rig.server.serve("skills/place_on")
+    client = rig.client()
+    start(rig, client)
+    result = client.run("put the red cube on the plate", timeout_s=30)
+    kinds = [a.result.failure_kind for a in result.attempts]
+    assert (result.final_reason, kinds) == ("done", ["missed_grasp", None, None])
+
+
+def test_a_second_task_preempts_the_first_and_cancels_its_goal_on_the_server(make_rig: Any) -> None:
+    rig: Rig = make_rig(Plan(steps=(PICK, PLACE)), Plan(steps=(HOME,)))
+    rig.server.serve("skills/pick", Outcome(hang=True))
+    rig.server.serve("skills/home", Outcome(delay_s=0.1))
+    first, second = rig.client(), rig.client()
+    start(rig, first, second)
+    import threading
+
+    results: dict[str, Any] = {}
+    runner = threading.Thread(target=lambda: results.update(first=first.run("first task", timeout_s=30)))
+    runner.start()
+    rig.server.wait_for(lambda events: any(e.event == "goal" for e in events), timeout_s=15)
+    results["second"] = second.run("second task", timeout_s=30)
+    runner.join(timeout=30)
+    rig.server.wait_for(lambda events: any(e.event == "canceled" for e in events), timeout_s=5)
+    picks = rig.server.goals("skills/pick")
+    assert (results["first"].final_reason, results["second"].final_reason) == ("preempted", "done")
+    assert [c.goal_id for c in rig.server.cancels("skills/pick")] == [g.goal_id for g in picks]
+
+
+def test_cancelling_the_task_cancels_its_goal_and_ends_it_preempted(make_rig: Any) -> None:
+    rig: Rig = make_rig(Plan(steps=(PICK, PLACE)))
+    rig.server.serve("skills/pick", Outcome(hang=True))
+    client = rig.client()
+    start(rig, client)
+    import threading
+
+    results: dict[str, Any] = {}
+    runner = threading.Thread(target=lambda: results.update(result=client.run("a task", timeout_s=30)))
+    runner.start()
+    rig.server.wait_for(lambda events: any(e.event == "goal" for e in events), timeout_s=15)
+    client.cancel()
+    runner.join(timeout=30)
+    rig.server.wait_for(lambda events: any(e.event == "canceled" for e in events), timeout_s=5)
+    assert (results["result"].final_reason, len(rig.server.cancels("skills/pick"))) == ("preempted", 1)
+
+
+def test_snapshots_are_published_on_change_and_the_run_directory_records_the_task(
+    make_rig: Any, tmp_path: Path
+) -> None:
+    rig: Rig = make_rig(Plan(steps=(PICK,)))
+    rig.server.serve("skills/pick", Outcome(delay_s=0.3))
+    client = rig.client()
+    start(rig, client)
+    client.run("pick the red cube", timeout_s=30)
+    deadline = time.monotonic() + 5
+    while not rig.snapshots or rig.snapshots[-1]["behaviours"][rig.snapshots[-1]["root"]]["status"] != "SUCCESS":
+        assert time.monotonic() < deadline, "no final snapshot"
+        time.sleep(0.02)
+    [run] = list((tmp_path / "runs").iterdir())
+    events = [e.kind for e in RunReader(run).events()]
+    assert (len(rig.snapshots) < 60, events[0], events[-1], "step_end" in events) == (True, "task", "final", True)
+
+
+def test_the_effective_configuration_is_visible_as_ros_parameters(make_rig: Any) -> None:
+    rig: Rig = make_rig()
+    node = rig.executive.node
+    values = {name: node.get_parameter(name).value for name in ("tick_rate_hz", "planner", "max_replans")}
+    assert values == {"tick_rate_hz": 100.0, "planner": "stub", "max_replans": 2}

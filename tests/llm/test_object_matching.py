@@ -1,0 +1,111 @@
+"""Object matching: the user's words resolve to one world-state id, or to an error naming the candidates."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from bt_executive.llm.object_matching import (
+    AmbiguousObject,
+    UnknownObject,
+    match_objects,
+    resolve_object,
+)
+from bt_executive.llm.plan import PlannerError
+from bt_executive.sim.backend import SimBackend
+from bt_executive.skills.world_state import ObjectState, WorldState
+
+
+@pytest.fixture(scope="module")
+def world() -> Iterator[WorldState]:
+    """The shipped tabletop scene's world state (layout seed 0), read from the real sim."""
+    backend = SimBackend.from_files(seed=0)
+    yield backend.world_state()
+    backend.close()
+
+
+def with_second_red_cube(world: WorldState) -> WorldState:
+    """The world plus another red cube, ``red_cube_2``."""
+    twin = world.object("red_cube")
+    assert twin is not None
+    extra = twin.model_copy(update={"id": "red_cube_2", "position": (0.3, -0.2, 0.02)})
+    return world.model_copy(update={"objects": (*world.objects, extra)})
+
+
+RESOLVES = [
+    ("red_cube", "red_cube", "exact"),
+    ("the red cube", "red_cube", "exact"),
+    ("Plate", "plate", "exact"),
+    ("red", "red_cube", "substring"),
+    ("blu", "blue_cube", "substring"),
+    ("green", "green_cube", "substring"),
+    ("the green plate", "plate", "words"),
+    ("red block", "red_cube", "words"),
+    ("the small blue block", "blue_cube", "words"),
+    ("white bowl", "bowl", "words"),
+    ("green dish", "plate", "words"),
+    ("cabinet drawer", "drawer", "words"),
+]
+
+
+@pytest.mark.parametrize(("phrase", "object_id", "rule"), RESOLVES)
+def test_a_phrase_resolves_to_one_id_by_the_first_rule_that_matches(
+    world: WorldState, phrase: str, object_id: str, rule: str
+) -> None:
+    match = resolve_object(phrase, world)
+    assert (match.ids, match.rule) == ((object_id,), rule)
+
+
+def test_a_phrase_matching_several_objects_is_ambiguous_and_lists_them(world: WorldState) -> None:
+    with pytest.raises(AmbiguousObject) as err:
+        resolve_object("the cube", world)
+    assert err.value.candidates == ("blue_cube", "green_cube", "red_cube")
+    assert "blue_cube, green_cube, red_cube" in str(err.value)
+    assert "'the cube'" in str(err.value)
+
+
+def test_a_colour_shared_by_two_kinds_of_object_is_ambiguous(world: WorldState) -> None:
+    with pytest.raises(AmbiguousObject) as err:
+        resolve_object("the green thing", world)
+    assert err.value.candidates == ("green_cube", "plate")
+
+
+def test_ambiguity_is_a_planner_error(world: WorldState) -> None:
+    with pytest.raises(PlannerError):
+        resolve_object("block", world)
+
+
+def test_a_phrase_nothing_matches_names_the_objects_there_are(world: WorldState) -> None:
+    with pytest.raises(UnknownObject) as err:
+        resolve_object("the purple cube", world)
+    assert "'the purple cube'" in str(err.value)
+    assert "blue_cube, bowl, cabinet, drawer, green_cube, plate, red_cube, table" in str(err.value)
+
+
+def test_an_excluded_id_is_never_chosen_and_the_next_match_is(world: WorldState) -> None:
+    two = with_second_red_cube(world)
+    assert resolve_object("the red cube", two).ids == ("red_cube",)
+    assert resolve_object("the red cube", two, exclude={"red_cube"}).ids == ("red_cube_2",)
+
+
+def test_excluding_the_only_match_says_it_was_ruled_out(world: WorldState) -> None:
+    with pytest.raises(UnknownObject) as err:
+        resolve_object("the bowl", world, exclude={"bowl"})
+    assert "ruled out after failed attempts: bowl" in str(err.value)
+
+
+def test_among_restricts_the_pool_so_the_cabinet_names_its_drawer(world: WorldState) -> None:
+    assert resolve_object("the cabinet", world).ids == ("cabinet",)
+    assert resolve_object("the cabinet", world, among={"drawer"}).ids == ("drawer",)
+
+
+def test_an_object_missing_from_the_world_state_matches_nothing(world: WorldState) -> None:
+    without = world.model_copy(update={"objects": tuple(o for o in world.objects if o.id != "bowl")})
+    assert match_objects("bowl", without).ids == ()
+
+
+def test_words_of_the_container_name_an_object_inside_it() -> None:
+    marble = ObjectState(id="marble", colour="red", category="ball", position=(0.0, 0.0, 0.0), inside="jar")
+    world = WorldState(objects=(marble,))
+    assert resolve_object("the jar ball", world).ids == ("marble",)

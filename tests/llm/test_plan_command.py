@@ -1,0 +1,38 @@
+"""``bt-executive plan TASK --dry-run``: the plan and its compiled tree, from the stub or a real model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bt_executive.executive.cli import main
+from bt_executive.llm.profiles import load_llm_config
+
+TASK = "put the red cube on the green plate"
+
+
+def test_the_stub_plan_and_its_tree_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["plan", TASK, "--dry-run"])
+    out = capsys.readouterr().out
+    assert (status, "1. tabletop/pick" in out, 'Task "put the red cube' in out, "Plan #0" in out) == (
+        0,
+        True,
+        True,
+        True,
+    )
+
+
+@pytest.mark.slow
+def test_the_local_profile_plans_with_the_real_model(
+    local_llm: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = load_llm_config().model_dump(mode="json", exclude_none=True)
+    config["profiles"]["local"].update(api_base=local_llm)
+    config["profiles"]["local"].pop("local_server", None)
+    path = tmp_path / "llm.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    status = main(["plan", TASK, "--planner", "local", "--dry-run", "--llm-config", str(path)])
+    out = capsys.readouterr().out
+    assert (status, "planner: llm:local" in out, "Plan #0" in out) == (0, True, True)

@@ -1,0 +1,73 @@
+"""Prompts: capabilities, object ids and rules in the system prompt; attempts in a replan; no clock."""
+
+from __future__ import annotations
+
+from bt_executive.llm.palette import build_palette
+from bt_executive.llm.prompts import system_prompt, task_message
+from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
+from bt_executive.skills.capabilities import RobotCapabilities
+from bt_executive.skills.failures import FailureKind
+from bt_executive.skills.registry import SkillRegistry
+from bt_executive.skills.world_state import GripperState, ObjectState, WorldState
+
+WORLD = WorldState(
+    stamp=12.5,
+    objects=(
+        ObjectState(id="red_cube", category="cube", colour="red", position=(0.3012, 0.1, 0.02)),
+        ObjectState(id="bowl", category="bowl", position=(0.25, -0.25, 0.03), reachable=False),
+    ),
+    gripper=GripperState(holding="red_cube"),
+    drawers={"drawer": 0.5},
+)
+
+
+def test_system_prompt_states_robot_objects_and_rules(
+    skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
+) -> None:
+    text = system_prompt(build_palette(skill_registry, WORLD), tabletop_robot, WORLD, "tools")
+    for expected in ("tabletop_arm (1 arm, a gripper, cameras front, wrist)", "bowl, drawer, red_cube", "DONE"):
+        assert expected in text
+
+
+def test_structured_system_prompt_lists_skill_signatures(
+    skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
+) -> None:
+    text = system_prompt(build_palette(skill_registry), tabletop_robot, WORLD, "structured")
+    assert ("tabletop/pick(object, grasp?)" in text, '{"steps": []}' in text) == (True, True)
+
+
+def test_prompts_do_not_change_with_the_clock(skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities) -> None:
+    later = WORLD.model_copy(update={"stamp": 999.0})
+    palette = build_palette(skill_registry, WORLD)
+    assert system_prompt(palette, tabletop_robot, WORLD, "tools") == system_prompt(
+        palette, tabletop_robot, later, "tools"
+    )
+    assert task_message("pick", WORLD) == task_message("pick", later)
+
+
+def test_task_message_describes_the_world(skill_registry: SkillRegistry) -> None:
+    text = task_message("put the red cube in the bowl", WORLD)
+    for expected in (
+        "Task: put the red cube in the bowl",
+        "- red_cube: red cube at (0.30,",
+        "NOT reachable",
+        "holding red_cube",
+        "open (50%)",
+    ):
+        assert expected in text
+
+
+def test_a_replan_message_lists_attempts_with_failure_kind_and_reason() -> None:
+    attempts = [
+        AttemptRecord(
+            step=0, call=SkillCall(skill="tabletop/pick", args={"object": "red_cube"}), result=SkillResult.ok()
+        ),
+        AttemptRecord(
+            step=1,
+            call=SkillCall(skill="tabletop/place_on", args={"target": "bowl"}),
+            result=SkillResult.failed(FailureKind.UNREACHABLE, "bowl out of reach"),
+        ),
+    ]
+    text = task_message("put the red cube in the bowl", WORLD, attempts)
+    assert 'step 2: tabletop/place_on(target="bowl") FAILED: unreachable - bowl out of reach' in text
+    assert 'step 1: tabletop/pick(object="red_cube") succeeded' in text
