@@ -25,6 +25,9 @@ setup(
         (f"share/{PACKAGE}/config/robots", glob("config/robots/*.yaml")),
         (f"share/{PACKAGE}/config/scenes", glob("config/scenes/*.yaml")),
         (f"share/{PACKAGE}/config/faults", glob("config/faults/*.yaml")),
+        # The fleet catalog (one folder per domain) and knowledge bundles (SKILL.md + references/).
+        *((f"share/{PACKAGE}/{d[:-1]}", glob(f"{d}*.yaml")) for d in sorted(glob("config/catalog/*/"))),
+        *((f"share/{PACKAGE}/{d[:-1]}", glob(f"{d}*.*")) for d in sorted(glob("config/knowledge/**/", recursive=True))),
     ],
     zip_safe=False,
     maintainer="bt_executive developers",

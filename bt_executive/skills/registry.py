@@ -23,12 +23,17 @@ from pathlib import Path
 
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.errors import ManifestError, Problem
+from bt_executive.skills.knowledge import KNOWLEDGE_FILE
 from bt_executive.skills.loader import load_model
 from bt_executive.skills.manifest import SkillManifest
 
 ENTRY_POINT_GROUP = "bt_executive.skills"
 BUNDLE_FILE = "skill.yaml"
 _SUFFIXES = (".yaml", ".yml")
+KNOWLEDGE_REFUSED = (
+    "a knowledge skill (SKILL.md) is context for the planner and can never be executed; "
+    "load it with bt_executive.skills.knowledge.discover_knowledge, not as a tool skill"
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,10 @@ def manifest_files(path: Path) -> Iterator[Path]:
     bundle = path / BUNDLE_FILE
     if bundle.is_file():
         yield bundle
+        return
+    if (path / KNOWLEDGE_FILE).is_file():
+        # Yielded so that collect() refuses it by name, instead of reading its references/ as manifests.
+        yield path / KNOWLEDGE_FILE
         return
     for child in sorted(path.iterdir()):
         if child.name.startswith("."):
@@ -109,6 +118,9 @@ def collect(paths: Iterable[Path], *, use_entry_points: bool = True) -> LoadRepo
             report.problems.append(Problem(origin or str(root), "(path)", "does not exist"))
             continue
         for path in manifest_files(root):
+            if path.name == KNOWLEDGE_FILE:
+                report.problems.append(Problem(str(path), "kind", KNOWLEDGE_REFUSED))
+                continue
             try:
                 manifest = load_model(path, SkillManifest)
             except ManifestError as err:
