@@ -13,7 +13,7 @@ plain; + free strings capped at 60 characters; + tabletop skills only (no
 builtins); + enum-narrowed object arguments; + only the objects the task
 names; + required arguments only; + step cap 3; + back-to-back repeats
 dropped (= the shipped ``local`` profile); + few-shot examples; then
-tool-calling mode. Each plan gets up to 2 repairs, 256 tokens a reply.
+tool-calling mode. Each plan gets up to 2 repairs, 160 tokens a reply.
 
 Per configuration it prints: schema-valid rate (first reply passes the plan
 schema / tool schema, before any repair), valid rate (a plan came out,
@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
                 "model": args.model_name,
                 "max_repairs": 2,
                 "rationale": False,
-                "max_tokens": 256,
+                "max_tokens": 160,
                 **levers,
             }
             profile = LLMProfile.model_validate({**base.model_dump(), **changes})

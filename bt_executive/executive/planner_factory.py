@@ -20,4 +20,8 @@ def make_planner(profile: str, registry: SkillRegistry, llm_config: Path | None 
 
     if load_llm_config(llm_config).profile(profile).planner == STUB:
         return StubPlanner(registry)
-    return LLMPlanner.from_config(profile, registry, config_path=llm_config)
+    from bt_executive.resources import knowledge_dirs
+    from bt_executive.skills.knowledge import discover_knowledge
+
+    knowledge = discover_knowledge(knowledge_dirs())
+    return LLMPlanner.from_config(profile, registry, config_path=llm_config, knowledge=knowledge)

@@ -51,9 +51,13 @@ from bt_executive.llm.prompts import (
     task_message,
     usable_examples,
 )
+from bt_executive.llm.route_item import route_items
+from bt_executive.llm.router import Router, narrow_palette
 from bt_executive.llm.task_objects import named_ids
 from bt_executive.skills.call import AttemptRecord, SkillCall
 from bt_executive.skills.capabilities import RobotCapabilities
+from bt_executive.skills.knowledge import KnowledgeSkill
+from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.registry import RegisteredSkill, SkillRegistry
 from bt_executive.skills.world_state import WorldState
 
@@ -112,6 +116,7 @@ class LLMPlanner:
         *,
         examples: Sequence[PlanExample] = (),
         frame_source: FrameSource | None = None,
+        knowledge: Sequence[KnowledgeSkill] = (),
     ) -> None:
         if profile.planner != "litellm":
             raise ValueError(f"profile {profile.name!r} is a {profile.planner} profile, not an LLM one")
@@ -128,6 +133,8 @@ class LLMPlanner:
         self.examples = tuple(examples) if profile.few_shot else ()
         self.frame_source = frame_source
         self.last_trace: PlanningTrace | None = None
+        self.knowledge = {k.id: k for k in knowledge}
+        self._router: Router | None = None
         self._server: LocalModelServer | None = None
 
     @classmethod
@@ -139,10 +146,18 @@ class LLMPlanner:
         *,
         frame_source: FrameSource | None = None,
         config_path: Path | None = None,
+        knowledge: Sequence[KnowledgeSkill] = (),
     ) -> LLMPlanner:
         """The planner for profile ``name`` of ``config/llm.yaml`` (or ``config_path``), with its examples."""
         config = load_llm_config(config_path)
-        return cls(config.profile(name), registry, robot, examples=config.examples, frame_source=frame_source)
+        return cls(
+            config.profile(name),
+            registry,
+            robot,
+            examples=config.examples,
+            frame_source=frame_source,
+            knowledge=knowledge,
+        )
 
     # -- the Planner protocol ---------------------------------------------------------------------
 
@@ -206,7 +221,24 @@ class LLMPlanner:
             ids = world_ids(world_state)
             named = named_ids(task, world_state) if self.profile.task_objects else ()
             ids = named or ids
-        return Palette(self.registry, ids)
+        return Palette(self.routed(task)[0], ids)
+
+    def routed(self, task: str) -> tuple[list[SkillManifest], list[KnowledgeSkill]]:
+        """The tool skills and the knowledge this task is shown: all of them, or the top-K routed.
+
+        Tool and knowledge skills are routed together, so a site fact competes for
+        a place only with what is relevant to the task; with no more than
+        ``palette_k`` of them in all, every one is shown.
+        """
+        manifests = list(self.registry)
+        knowledge = list(self.knowledge.values())
+        items: list[SkillManifest | KnowledgeSkill] = [*manifests, *knowledge]
+        if len(items) <= self.profile.palette_k:
+            return manifests, knowledge
+        if self._router is None:
+            self._router = Router(route_items(items))
+        chosen = set(narrow_palette(items, task, self.profile.palette_k, self.profile.always_on, router=self._router))
+        return [m for m in manifests if m.id in chosen], [k for k in knowledge if k.id in chosen]
 
     def messages(
         self, palette: Palette, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()
@@ -214,12 +246,12 @@ class LLMPlanner:
         """The conversation's opening: system prompt, few-shot turns, then the task (with a frame for a VLM)."""
         mode = self.profile.output_mode
         examples = usable_examples(self.examples, palette)
-        messages: list[Message] = [
-            {
-                "role": "system",
-                "content": system_prompt(palette, self.robot, world_state, mode, examples if mode == "tools" else ()),
-            }
-        ]
+        system = system_prompt(palette, self.robot, world_state, mode, examples if mode == "tools" else ())
+        knowledge = self.routed(task)[1]
+        if knowledge:
+            facts = "\n\n".join(k.context_text() for k in knowledge)
+            system += f"\n\nSite knowledge (facts to plan with; these are not tools):\n{facts}"
+        messages: list[Message] = [{"role": "system", "content": system}]
         if mode == "structured":
             for example in examples:
                 messages.append({"role": "user", "content": f"Task: {example.task}\n\n{example_world(example)}"})

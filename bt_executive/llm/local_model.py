@@ -79,7 +79,9 @@ class LocalModelServer:
         self.port = port
         self.alias = alias
         self.context = context
-        self.threads = threads or max(1, os.cpu_count() or 1)
+        # One core left free: llama.cpp's threads spin at barriers, so a thread that loses its core to
+        # another process stalls them all (measured on 2 busy cores: 2 threads 72-152 s a plan, 1 thread 4-10 s).
+        self.threads = threads or max(1, (os.cpu_count() or 1) - 1)
         self._server: Any = None
         self.base_url = ""
 

@@ -71,6 +71,10 @@ class LLMProfile(BaseModel):
         default=(), description="glob patterns of skill ids offered to the model (empty: every skill the robot has)"
     )
     local_server: LocalServer | None = None
+    palette_k: int = Field(
+        default=24, ge=1, le=500, description="with more skills than this, show the model the top-K routed ones"
+    )
+    always_on: tuple[str, ...] = Field(default=("tabletop/home",), description="skill ids always in the palette")
 
     @model_validator(mode="before")
     @classmethod

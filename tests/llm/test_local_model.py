@@ -67,7 +67,7 @@ def test_structured_plans_from_the_real_model_are_valid_in_palette_and_name_real
 ) -> None:
     config = load_llm_config()
     planner = LLMPlanner(_local_profile(local_llm), skill_registry, tabletop_robot, examples=config.examples)
-    for task in TASKS[:2]:
+    for task in TASKS[1:2]:  # one task here: the other tests plan TASKS[0] and TASKS[2] on the real model too
         plan = planner.plan(task, world)
         _assert_structurally_valid(plan, skill_registry, world)
         assert planner.last_trace is not None
@@ -112,7 +112,7 @@ def test_tool_mode_on_a_model_without_tool_support_never_yields_an_invalid_call(
 ) -> None:
     planner = LLMPlanner(_local_profile(local_llm, output_mode="tools", max_tokens=48), skill_registry, tabletop_robot)
     try:
-        plan = planner.plan(TASKS[0], world)
+        plan = planner.plan(TASKS[2], world)
     except PlannerError as err:
         error = str(err)
     else:

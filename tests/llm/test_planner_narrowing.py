@@ -1,0 +1,52 @@
+"""The LLM planner with a large catalog: a narrowed palette, and site knowledge as context, never as tools."""
+
+from __future__ import annotations
+
+from bt_executive.llm.llm_planner import LLMPlanner
+from bt_executive.llm.profiles import LLMProfile
+from bt_executive.llm.synthetic_skills import synthetic_manifests
+from bt_executive.resources import knowledge_dirs
+from bt_executive.skills.knowledge import discover_knowledge
+from bt_executive.skills.registry import RegisteredSkill, SkillRegistry
+from bt_executive.skills.world_state import ObjectState, WorldState
+from bt_executive.testing import ScriptedLLMServer, ScriptedReply
+
+WORLD = WorldState(
+    objects=(
+        ObjectState(id="red_cube", category="cube", colour="red", position=(0.3, 0.1, 0.02)),
+        ObjectState(id="plate", category="plate", colour="green", position=(0.4, 0.2, 0.006)),
+    ),
+)
+TASK = "put the red cube on the plate"
+
+
+def planner(llm: ScriptedLLMServer, registry: SkillRegistry, **kwargs: object) -> LLMPlanner:
+    profile = LLMProfile(name="scripted", model="openai/scripted", api_base=llm.base_url, timeout_s=5.0)
+    return LLMPlanner(profile, registry, **kwargs)  # type: ignore[arg-type]
+
+
+def with_distractors(registry: SkillRegistry, count: int) -> SkillRegistry:
+    extra = [RegisteredSkill(m, "synthetic") for m in synthetic_manifests(count)]
+    return SkillRegistry([*(RegisteredSkill(m, "shipped") for m in registry), *extra])
+
+
+def test_a_large_catalog_is_narrowed_to_k_routed_skills_plus_home_including_what_the_task_needs(
+    scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry
+) -> None:
+    scripted_llm.queue(ScriptedReply.tool_calls(("tabletop__pick", {"object": "red_cube"})))
+    planner(scripted_llm, with_distractors(skill_registry, 300)).plan(TASK, WORLD)
+    names = {t["function"]["name"] for t in scripted_llm.requests[0].body["tools"]}
+    assert (len(names) <= 24 + 1, {"tabletop__pick", "tabletop__place_on", "tabletop__home"} <= names) == (True, True)
+
+
+def test_site_knowledge_goes_into_the_system_prompt_and_never_into_the_tools(
+    scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry
+) -> None:
+    knowledge = discover_knowledge(knowledge_dirs())
+    fragile = next(k for k in knowledge if k.name == "plate_fragile")
+    scripted_llm.queue(ScriptedReply.tool_calls(("tabletop__pick", {"object": "red_cube"})))
+    planner(scripted_llm, skill_registry, knowledge=knowledge).plan(TASK, WORLD)
+    request = scripted_llm.requests[0]
+    names = {t["function"]["name"] for t in request.body["tools"]}
+    system = request.body["messages"][0]["content"]
+    assert (fragile.description in system, any("plate_fragile" in n for n in names)) == (True, False)
