@@ -42,6 +42,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     mode.add_argument("--check", action="store_true", help="exit 1 if the committed schema is stale")
     schema.set_defaults(func=run_schema)
 
+    route = sub.add_parser("route", help="rank the skills (and site knowledge) a task would be routed to")
+    route.add_argument("task", help='e.g. "wipe the kitchen table"')
+    route.add_argument("-k", type=int, default=5, help="how many to show (default 5)")
+    route.add_argument("--catalog", action="store_true", help="route over the fleet catalog too (config/catalog)")
+    route.add_argument("--lexical", action="store_true", help="cheap links only (no embedding model)")
+    route.set_defaults(func=run_route)
+
 
 def _add_sources(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -135,3 +142,21 @@ def handle_errors(error: ManifestError) -> int:
     for problem in error.problems:
         sys.stderr.write(f"error: {problem}\n")
     return 2
+
+
+def run_route(args: argparse.Namespace) -> int:
+    """Print the router's ranking for a task: id, score, the link that decided it, tool or knowledge."""
+    from bt_executive.llm.embedder import default_embedder
+    from bt_executive.llm.router import Router
+    from bt_executive.resources import catalog_skill_dirs, knowledge_dirs
+    from bt_executive.skills.knowledge import discover_knowledge
+
+    dirs = catalog_skill_dirs() if args.catalog else default_skill_dirs()
+    registry = SkillRegistry.discover(dirs)
+    items = [*registry, *discover_knowledge(knowledge_dirs())]
+    router = Router(items, embedder=None if args.lexical else default_embedder())
+    out = sys.stdout
+    out.write(f"{'rank':<5} {'skill':<32} {'kind':<10} {'score':>6}  decided by\n")
+    for rank, hit in enumerate(router.route(args.task, args.k), start=1):
+        out.write(f"{rank:<5} {hit.id:<32} {hit.kind:<10} {hit.score:>6.3f}  {hit.link}\n")
+    return 0

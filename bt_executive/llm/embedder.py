@@ -105,3 +105,13 @@ class CachedEmbedder:
         if not keys:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([self._memory[k] for k in keys]).astype(np.float32)
+
+
+def default_embedder() -> Embedder | None:
+    """The shipped MiniLM embedder, cached; None when its model package is not installed (lexical routing)."""
+    from bt_executive.llm.minilm import EmbedderUnavailable, MiniLmEmbedder
+
+    try:
+        return CachedEmbedder(MiniLmEmbedder())
+    except EmbedderUnavailable:
+        return None

@@ -33,6 +33,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from bt_executive.llm.camera_image import image_part
+from bt_executive.llm.embedder import default_embedder
 from bt_executive.llm.local_model import LocalModelServer, is_serving, port_of
 from bt_executive.llm.model_reply import ModelReply, ReadReply, ToolCallReply, read_structured, read_tool_calls
 from bt_executive.llm.object_arguments import world_ids
@@ -236,7 +237,7 @@ class LLMPlanner:
         if len(items) <= self.profile.palette_k:
             return manifests, knowledge
         if self._router is None:
-            self._router = Router(route_items(items))
+            self._router = Router(route_items(items), embedder=default_embedder())
         chosen = set(narrow_palette(items, task, self.profile.palette_k, self.profile.always_on, router=self._router))
         return [m for m in manifests if m.id in chosen], [k for k in knowledge if k.id in chosen]
 
