@@ -6,12 +6,15 @@ from pathlib import Path
 
 from bt_executive.llm.plan import Planner
 from bt_executive.llm.stub_planner import StubPlanner
+from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.registry import SkillRegistry
 
 STUB = "stub"
 
 
-def make_planner(profile: str, registry: SkillRegistry, llm_config: Path | None = None) -> Planner:
+def make_planner(
+    profile: str, registry: SkillRegistry, llm_config: Path | None = None, robot: RobotCapabilities | None = None
+) -> Planner:
     """The planner a profile names; an unknown profile is an error listing the known ones."""
     if profile == STUB:
         return StubPlanner(registry)
@@ -24,4 +27,4 @@ def make_planner(profile: str, registry: SkillRegistry, llm_config: Path | None 
     from bt_executive.skills.knowledge import discover_knowledge
 
     knowledge = discover_knowledge(knowledge_dirs())
-    return LLMPlanner.from_config(profile, registry, config_path=llm_config, knowledge=knowledge)
+    return LLMPlanner.from_config(profile, registry, robot, config_path=llm_config, knowledge=knowledge)

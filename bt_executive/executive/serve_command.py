@@ -40,17 +40,19 @@ def run_serve(args: argparse.Namespace) -> int:
     from bt_executive.executive.params import load_params
     from bt_executive.executive.planner_factory import make_planner
     from bt_executive.executive.ros_process import RosProcess
+    from bt_executive.skills.capabilities import RobotCapabilities
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     params = load_params(args.params).with_overrides(
         planner=args.planner, tick_rate_hz=args.tick_rate, max_replans=args.max_replans, run_dir=args.run_dir
     )
     llm_config = Path(params.llm_config) if params.llm_config else None
+    robot = RobotCapabilities.from_yaml(params.capabilities_path())
     with RosProcess() as process:
         executive = ExecutiveNode(
             process.context,
             params,
-            lambda profile, registry: make_planner(profile, registry, llm_config),
+            lambda profile, registry: make_planner(profile, registry, llm_config, robot),
             namespace=args.namespace,
         )
         process.add(executive.node)
