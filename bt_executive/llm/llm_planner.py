@@ -21,6 +21,7 @@ litellm is imported on first use (it costs seconds), after setting
 from __future__ import annotations
 
 import fnmatch
+import json
 import logging
 import os
 import time
@@ -33,6 +34,13 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from bt_executive.llm.camera_image import image_part
+from bt_executive.llm.catalog_tools import (
+    DESCRIBE_SKILL,
+    LIST_SKILLS,
+    SEARCH_SKILLS,
+    CatalogTools,
+    catalog_tool_definitions,
+)
 from bt_executive.llm.embedder import default_embedder
 from bt_executive.llm.local_model import LocalModelServer, is_serving, port_of
 from bt_executive.llm.model_reply import ModelReply, ReadReply, ToolCallReply, read_structured, read_tool_calls
@@ -174,7 +182,7 @@ class LLMPlanner:
         try:
             for _turn in range(profile.max_repairs + 1):
                 started = time.perf_counter()
-                reply = self._request(palette, messages)
+                reply, palette = self._request_with_lookups(palette, messages, task, world_state)
                 read = read_tool_calls(palette, reply) if profile.output_mode == "tools" else read_structured(reply)
                 issues = self._issues(palette, read, world_state)
                 problems = [*read.problems, *(i.message() for i in issues)]
@@ -248,6 +256,11 @@ class LLMPlanner:
         mode = self.profile.output_mode
         examples = usable_examples(self.examples, palette)
         system = system_prompt(palette, self.robot, world_state, mode, examples if mode == "tools" else ())
+        if self._offers_catalog():
+            system += (
+                "\n\nYour tools are a part of a larger catalog. Find other skills with search_skills or"
+                " list_skills, and call describe_skill(name) to add one to your tools before you call it."
+            )
         knowledge = self.routed(task)[1]
         if knowledge:
             facts = "\n\n".join(k.context_text() for k in knowledge)
@@ -281,6 +294,8 @@ class LLMPlanner:
             options["api_base"] = profile.api_base
         if profile.output_mode == "tools":
             options["tools"] = palette.openai_tools()
+            if self._offers_catalog():
+                options["tools"] += catalog_tool_definitions()
             options["tool_choice"] = "auto"
         else:
             schema = plan_json_schema(
@@ -339,6 +354,43 @@ class LLMPlanner:
             raise self._error(_scrub(cause, key)) from None
         return _reply_of(response)
 
+    def _offers_catalog(self) -> bool:
+        return self.profile.catalog_tools and self.profile.output_mode == "tools"
+
+    def _request_with_lookups(
+        self, palette: Palette, messages: list[Message], task: str, world_state: WorldState
+    ) -> tuple[ModelReply, Palette]:
+        """A reply that is not a catalog lookup: answer lookups (bounded) and grow the palette as asked.
+
+        A skill the model ``describe_skill``s joins its tools for the rest of the
+        plan, so a catalog too large to narrow blindly is still reachable; the
+        lookups do not spend the repair budget.
+        """
+        reply = self._request(palette, messages)
+        if not self._offers_catalog():
+            return reply, palette
+        catalog = CatalogTools([*self.registry, *self.knowledge.values()], router=self._router)
+        for _lookup in range(self.profile.max_lookups):
+            lookups = [c for c in reply.tool_calls if c.name in CATALOG_TOOLS]
+            if not lookups:
+                break
+            answers: list[Message] = []
+            described: list[str] = []
+            for index, call in enumerate(reply.tool_calls):
+                if call.name in CATALOG_TOOLS:
+                    answer = catalog.call(call.name, call.arguments)
+                    if call.name == DESCRIBE_SKILL and "error" not in answer:
+                        described += [i for i in [catalog.resolve(_argument(call, "name"))] if i is not None]
+                else:
+                    answer = {"error": "not run: plan again after your lookups, with every step"}
+                answers.append({"role": "tool", "tool_call_id": _call_id(call, index), "content": json.dumps(answer)})
+            messages += [_assistant(reply), *answers]
+            extra = [self.registry.get(i) for i in described if i in self.registry and i not in palette.manifests]
+            if extra:
+                palette = Palette([*palette.manifests.values(), *extra], palette.object_ids)
+            reply = self._request(palette, messages)
+        return reply, palette
+
     def _issues(self, palette: Palette, read: ReadReply, world_state: WorldState) -> list[CallIssue]:
         issues = list(check_plan(self.registry, read.steps, world_state).issues)
         cap = self.profile.max_steps
@@ -370,6 +422,19 @@ def collapse_repeats(calls: Sequence[SkillCall]) -> tuple[tuple[SkillCall, ...],
             continue
         kept.append(call)
     return tuple(kept), len(calls) - len(kept)
+
+
+def _argument(call: ToolCallReply, name: str) -> str:
+    """One string argument of a tool call ('' when absent or not JSON)."""
+    try:
+        value = json.loads(call.arguments or "{}").get(name, "")
+    except (json.JSONDecodeError, AttributeError):
+        return ""
+    return value if isinstance(value, str) else ""
+
+
+CATALOG_TOOLS = frozenset({LIST_SKILLS, DESCRIBE_SKILL, SEARCH_SKILLS})
+"""Tool names the planner answers itself (catalog lookups), never steps of a plan."""
 
 
 def _call_id(call: ToolCallReply, index: int) -> str:

@@ -75,6 +75,11 @@ class LLMProfile(BaseModel):
         default=24, ge=1, le=500, description="with more skills than this, show the model the top-K routed ones"
     )
     always_on: tuple[str, ...] = Field(default=("tabletop/home",), description="skill ids always in the palette")
+    catalog_tools: bool = Field(
+        default=False,
+        description="tools mode: also offer list_skills / describe_skill / search_skills over the whole catalog",
+    )
+    max_lookups: int = Field(default=4, ge=0, le=20, description="catalog lookup turns per plan (beside repairs)")
 
     @model_validator(mode="before")
     @classmethod

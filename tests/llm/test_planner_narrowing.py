@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 from bt_executive.llm.llm_planner import LLMPlanner
 from bt_executive.llm.profiles import LLMProfile
 from bt_executive.llm.synthetic_skills import synthetic_manifests
 from bt_executive.resources import knowledge_dirs
-from bt_executive.skills.knowledge import discover_knowledge
+from bt_executive.skills.knowledge import KnowledgeSkill, discover_knowledge
 from bt_executive.skills.registry import RegisteredSkill, SkillRegistry
 from bt_executive.skills.world_state import ObjectState, WorldState
 from bt_executive.testing import ScriptedLLMServer, ScriptedReply
@@ -20,9 +22,11 @@ WORLD = WorldState(
 TASK = "put the red cube on the plate"
 
 
-def planner(llm: ScriptedLLMServer, registry: SkillRegistry, **kwargs: object) -> LLMPlanner:
-    profile = LLMProfile(name="scripted", model="openai/scripted", api_base=llm.base_url, timeout_s=5.0)
-    return LLMPlanner(profile, registry, **kwargs)  # type: ignore[arg-type]
+def planner(
+    llm: ScriptedLLMServer, registry: SkillRegistry, knowledge: list[KnowledgeSkill] | None = None, **profile: object
+) -> LLMPlanner:
+    base = LLMProfile(name="scripted", model="openai/scripted", api_base=llm.base_url, timeout_s=5.0)
+    return LLMPlanner(LLMProfile.model_validate({**base.model_dump(), **profile}), registry, knowledge=knowledge or [])
 
 
 def with_distractors(registry: SkillRegistry, count: int) -> SkillRegistry:
@@ -50,3 +54,32 @@ def test_site_knowledge_goes_into_the_system_prompt_and_never_into_the_tools(
     names = {t["function"]["name"] for t in request.body["tools"]}
     system = request.body["messages"][0]["content"]
     assert (fragile.description in system, any("plate_fragile" in n for n in names)) == (True, False)
+
+
+def test_a_skill_the_model_describes_joins_its_tools_and_can_be_planned(
+    scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry
+) -> None:
+    from bt_executive.resources import catalog_skill_dirs
+
+    catalog = SkillRegistry.discover(catalog_skill_dirs())
+    scripted_llm.queue(ScriptedReply.tool_calls(("describe_skill", {"name": "cleaning/wipe_table"})))
+    scripted_llm.queue(ScriptedReply.tool_calls(("cleaning__wipe_table", {"surface": "plate"})))
+    plan = planner(scripted_llm, catalog, catalog_tools=True, palette_k=5).plan(TASK, WORLD)
+    first_tools = {t["function"]["name"] for t in scripted_llm.requests[0].body["tools"]}
+    second_tools = {t["function"]["name"] for t in scripted_llm.requests[1].body["tools"]}
+    assert ("cleaning__wipe_table" in first_tools, "cleaning__wipe_table" in second_tools) == (False, True)
+    assert [(c.skill, c.args) for c in plan.steps] == [("cleaning/wipe_table", {"surface": "plate"})]
+
+
+def test_an_unknown_skill_lookup_answers_with_close_matches_and_a_hint(
+    scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry
+) -> None:
+    scripted_llm.queue(ScriptedReply.tool_calls(("describe_skill", {"name": "tabletop/pik"})))
+    scripted_llm.queue(ScriptedReply.tool_calls(("tabletop__pick", {"object": "red_cube"})))
+    planner(scripted_llm, skill_registry, catalog_tools=True).plan(TASK, WORLD)
+    error = json.loads(scripted_llm.requests[1].body["messages"][-1]["content"])["error"]
+    assert (error["code"], "tabletop/pick" in error["close_matches"], "list_skills" in error["hint"]) == (
+        "unknown_skill",
+        True,
+        True,
+    )
