@@ -22,51 +22,16 @@ import statistics
 import time
 
 import py_trees
-from py_trees.common import Status
 
-from bt_executive.llm.plan import Plan
 from bt_executive.resources import default_skill_dirs
-from bt_executive.skills.call import SkillCall, SkillResult
 from bt_executive.skills.registry import SkillRegistry
-from bt_executive.skills.world_state import ObjectState, WorldState
 from bt_executive.testing.scripted_planner import ScriptedPlanner
+from bt_executive.testing.synthetic_plans import cubes_world, pick_place_plan, running_leaf_factory
 from bt_executive.trees.recovery import load_recovery_policy
 from bt_executive.trees.task_tree import TaskTree
 
 SIZES = (2, 10, 50)
 TARGET_TICK_MS = 1.0
-
-
-class Running(py_trees.behaviour.Behaviour):
-    """A leaf that never ends: the cost of ticking it is the floor both trees share."""
-
-    def __init__(self, call: SkillCall, name: str) -> None:
-        super().__init__(name)
-        self.call = call
-        self.result: SkillResult | None = None
-
-    def update(self) -> Status:
-        return Status.RUNNING
-
-
-def _factory(call: SkillCall, *, name: str, key: str) -> py_trees.behaviour.Behaviour:
-    return Running(call, name)
-
-
-def _plan(steps: int) -> Plan:
-    """Pick cube i, place it on the plate, pick the next one...: a plan the symbolic check accepts."""
-    calls = [
-        SkillCall(skill="tabletop/pick", args={"object": f"cube_{i // 2}"})
-        if i % 2 == 0
-        else SkillCall(skill="tabletop/place_on", args={"target": "plate"})
-        for i in range(steps)
-    ]
-    return Plan(steps=tuple(calls))
-
-
-def _world(steps: int) -> WorldState:
-    cubes = [ObjectState(id=f"cube_{i}", position=(0.4, 0.0, 0.02)) for i in range(steps)]
-    return WorldState(objects=(*cubes, ObjectState(id="plate", position=(0.4, 0.2, 0.0))))
 
 
 def _per_tick_us(tick: py_trees.behaviour.Behaviour | TaskTree, ticks: int) -> float:
@@ -80,7 +45,7 @@ def _per_tick_us(tick: py_trees.behaviour.Behaviour | TaskTree, ticks: int) -> f
 
 def measure(steps: int, ticks: int, registry: SkillRegistry) -> dict[str, float]:
     """Median tick and build times for one plan size, compiled vs bare."""
-    plan, world = _plan(steps), _world(steps)
+    plan, world = pick_place_plan(steps), cubes_world(steps)
     policy = load_recovery_policy()
 
     started = time.perf_counter()
@@ -88,7 +53,7 @@ def measure(steps: int, ticks: int, registry: SkillRegistry) -> dict[str, float]
         "bench",
         planner=ScriptedPlanner([]),
         registry=registry,
-        leaf_factory=_factory,
+        leaf_factory=running_leaf_factory,
         policy=policy,
         world=lambda: world,
         plan=plan,
@@ -96,7 +61,7 @@ def measure(steps: int, ticks: int, registry: SkillRegistry) -> dict[str, float]
     compile_ms = (time.perf_counter() - started) * 1e3
     started = time.perf_counter()
     bare = py_trees.composites.Sequence(
-        "bare", memory=True, children=[_factory(c, name=c.label(), key="") for c in plan.steps]
+        "bare", memory=True, children=[running_leaf_factory(c, name=c.label(), key="") for c in plan.steps]
     )
     bare_build_ms = (time.perf_counter() - started) * 1e3
 
