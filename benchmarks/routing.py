@@ -77,8 +77,8 @@ def _ranker(router: Router) -> Ranker:
     return lambda query, k: [hit.id for hit in router.route(query, k)]
 
 
-def _quality(items: list[RouteItem], embedder: CachedEmbedder) -> dict[str, dict[str, float]]:
-    golden = load_golden(GOLDEN)
+def _quality(items: list[RouteItem], embedder: CachedEmbedder, path: Path = GOLDEN) -> dict[str, dict[str, float]]:
+    golden = load_golden(path)
     routers = {
         "lexical": Router(items),
         "embedding": Router(items, links=[EmbeddingLink(items, embedder)]),
@@ -152,6 +152,9 @@ def main() -> None:
     """Run the benchmark and print its tables (and JSON with --json)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[20, 200, 2000])
+    parser.add_argument(
+        "--golden", type=Path, default=GOLDEN, help="golden queries (e.g. tests/golden/routing_heldout.yaml)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -161,11 +164,12 @@ def main() -> None:
     start = time.perf_counter()
     embedder.embed([i.text for i in items])
     cold_ms = (time.perf_counter() - start) * 1e3
-    quality = _quality(items, embedder)
+    quality = _quality(items, embedder, args.golden)
     prompts = _prompts(args.sizes, embedder)
 
     lexical_mrr = quality["lexical"]["mrr"] or 1.0
-    print(f"routing quality, {len(load_golden(GOLDEN).queries)} golden queries over {len(items)} skills")
+    queries = len(load_golden(args.golden).queries)
+    print(f"routing quality, {queries} queries of {args.golden.name} over {len(items)} skills")
     print(f"  {'router':10s} {'P@1':>6s} {'MRR':>6s} {'R@5':>6s} {'x lexical':>10s} {'median ms':>10s} {'p90 ms':>8s}")
     for name, row in quality.items():
         print(

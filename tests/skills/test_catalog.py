@@ -145,3 +145,12 @@ def test_few_golden_queries_copy_their_skills_description() -> None:
         if grams(str(entry["query"])) & grams(description):
             copied.append(entry["query"])
     assert len(copied) <= len(_golden()) // 10, copied
+
+
+def test_the_held_out_routing_queries_name_only_skills_that_exist() -> None:
+    from bt_executive.llm.routing_eval import load_golden
+
+    held_out = load_golden(GOLDEN.with_name("routing_heldout.yaml"))
+    known = set(SkillRegistry.discover(catalog_skill_dirs(), use_entry_points=False).ids())
+    missing = [q.expected for q in held_out.queries if q.expected not in known]
+    assert (len(held_out.queries) >= 25, missing) == (True, [])
