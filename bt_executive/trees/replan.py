@@ -52,7 +52,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
     # py_trees lifecycle ---------------------------------------------------------------------------
 
     def initialise(self) -> None:
-        """Decide whether to plan at all (abort kinds, spent budget), then start the planner."""
+        """Decide whether to plan at all (abort kinds); the planner starts on the first update with a fresh world."""
         self._future = None
         self._grafted = False
         self._failed = False

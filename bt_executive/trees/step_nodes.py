@@ -81,7 +81,7 @@ class PreconditionsHold(py_trees.behaviour.Behaviour):
             evidence={"predicate": str(unmet)},
         )
         self.feedback_message = result.reason
-        self.context.record(self.step, self.step.call, result)
+        self.context.record(self.step, self.step.call, result, moved=False)
         return Status.FAILURE
 
 

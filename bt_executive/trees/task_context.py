@@ -125,9 +125,10 @@ class TaskContext:
         for listener in self.listeners:
             listener(event)
 
-    def record(self, step: StepState, call: SkillCall, result: SkillResult) -> None:
-        """Keep one attempt (for replans) and emit its step_end event."""
-        self.last_result_at = time.monotonic()
+    def record(self, step: StepState, call: SkillCall, result: SkillResult, *, moved: bool = True) -> None:
+        """Keep one attempt (for replans) and emit its step_end event; ``moved``: a skill ran (the world may differ)."""
+        if moved:
+            self.last_result_at = time.monotonic()
         self.attempts.append(AttemptRecord(plan_index=step.plan_index, step=step.number, call=call, result=result))
         self.emit(
             "step_end",
