@@ -111,7 +111,7 @@ from bt_executive.resources import config_dir
 from bt_executive.skills.call import SkillCall, SkillResult
 from bt_executive.skills.call import SkillFeedback as SkillFeedback  # re-exported: it lived here first
 from bt_executive.skills.failures import FailureKind
-from bt_executive.skills.leaf import check_leaf_inputs
+from bt_executive.skills.leaf import LeafEntries, check_leaf_inputs
 from bt_executive.skills.manifest import SkillKind, SkillManifest
 from bt_executive.skills.parameters import InvalidArguments, goal_arguments
 from bt_executive.skills.ros_goal import GoalBuildError, build_goal, goal_values, import_action_type, message_to_data
@@ -321,12 +321,7 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
         self._action_type = import_action_type(manifest.ros.action_type)
         self._client = _ActionClient(node, self._action_type, manifest.ros.action_name)
 
-        prefix = self.options.blackboard_prefix.rstrip("/")
-        self.feedback_key = f"{prefix}/{key or manifest.name}/feedback"
-        self.result_key = f"{prefix}/{key or manifest.name}/result"
-        self._blackboard = self.attach_blackboard_client(name=self.name)
-        self._blackboard.register_key(self.feedback_key, access=py_trees.common.Access.WRITE)
-        self._blackboard.register_key(self.result_key, access=py_trees.common.Access.WRITE)
+        self.entries = LeafEntries(self, self.options.blackboard_prefix, key or manifest.name)
 
         # Shared with the executor's threads: only under self._lock.
         self._lock = threading.Lock()
@@ -595,7 +590,7 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
             feedback, self._pending_feedback = self._pending_feedback, None
         if feedback is not None:
             self.feedback = feedback
-            self._blackboard.set(self.feedback_key, feedback, overwrite=True)
+            self.entries.feedback(feedback)
 
     def _fail(self, kind: FailureKind, reason: str, now: float, detail: str) -> py_trees.common.Status:
         self._finish(kind, reason, now, detail=detail)
@@ -618,7 +613,7 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
     def _record(self, result: SkillResult) -> None:
         self.result = result
         self._phase = _Phase.FINISHED
-        self._blackboard.set(self.result_key, result, overwrite=True)
+        self.entries.result(result)
 
     def _final_status(self) -> py_trees.common.Status:
         if self.result is not None and self.result.success:

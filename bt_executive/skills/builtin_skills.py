@@ -43,7 +43,7 @@ from pydantic import JsonValue
 from bt_executive.skills.call import SkillCall, SkillResult
 from bt_executive.skills.conditions import holds
 from bt_executive.skills.failures import FailureKind
-from bt_executive.skills.leaf import WorldStateSource
+from bt_executive.skills.leaf import LeafEntries, WorldStateSource, check_leaf_inputs
 from bt_executive.skills.manifest import SkillKind, SkillManifest
 from bt_executive.skills.parameters import argument_errors
 from bt_executive.skills.predicates import Predicate, parse_predicate
@@ -76,15 +76,12 @@ class BuiltinSkill(py_trees.behaviour.Behaviour):
     ) -> None:
         if manifest.id != self.skill_id:
             raise ValueError(f"{type(self).__name__} runs {self.skill_id}, not {manifest.id}")
-        if call.skill != manifest.id:
-            raise ValueError(f"the call is for {call.skill}, the manifest is {manifest.id}")
+        check_leaf_inputs(manifest, call)
         super().__init__(name or call.label())
         self.manifest = manifest
         self.call = call
         self.result: SkillResult | None = None
-        self.result_key = f"{BLACKBOARD_PREFIX}/{key or manifest.name}/result"
-        self._blackboard = self.attach_blackboard_client(name=self.name)
-        self._blackboard.register_key(self.result_key, access=py_trees.common.Access.WRITE)
+        self.entries = LeafEntries(self, BLACKBOARD_PREFIX, key or manifest.name, feedback=False)
         self._started = 0.0
         self._running = False
 
@@ -142,7 +139,7 @@ class BuiltinSkill(py_trees.behaviour.Behaviour):
         timed = result.model_copy(update={"duration_s": self.elapsed_s()})
         self.result = timed
         self._running = False
-        self._blackboard.set(self.result_key, timed, overwrite=True)
+        self.entries.result(timed)
 
 
 class WaitSkill(BuiltinSkill):

@@ -83,7 +83,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from bt_executive.skills.call import SkillCall, SkillFeedback, SkillResult
 from bt_executive.skills.conditions import bind, holds
 from bt_executive.skills.failures import FailureKind
-from bt_executive.skills.leaf import check_leaf_inputs
+from bt_executive.skills.leaf import LeafEntries, check_leaf_inputs
 from bt_executive.skills.manifest import SkillKind, SkillManifest, VlaBinding
 from bt_executive.skills.parameters import InvalidArguments, validate_arguments
 from bt_executive.skills.policy import Policy, PolicyError, PolicyObservation, check_chunk, load_policy
@@ -194,12 +194,7 @@ class VlaSkill(py_trees.behaviour.Behaviour):
         self._policy = policy
         self._policy_lock = threading.Lock()
 
-        prefix = self.options.blackboard_prefix.rstrip("/")
-        self.feedback_key = f"{prefix}/{key or manifest.name}/feedback"
-        self.result_key = f"{prefix}/{key or manifest.name}/result"
-        self._blackboard = self.attach_blackboard_client(name=self.name)
-        self._blackboard.register_key(self.feedback_key, access=py_trees.common.Access.WRITE)
-        self._blackboard.register_key(self.result_key, access=py_trees.common.Access.WRITE)
+        self.entries = LeafEntries(self, self.options.blackboard_prefix, key or manifest.name)
 
         self.result: SkillResult | None = None
         self.feedback: SkillFeedback | None = None
@@ -247,7 +242,7 @@ class VlaSkill(py_trees.behaviour.Behaviour):
             feedback, result = run.feedback, run.result
         if feedback is not None and feedback is not self.feedback:
             self.feedback = feedback
-            self._blackboard.set(self.feedback_key, feedback, overwrite=True)
+            self.entries.feedback(feedback)
         if result is None and time.monotonic() - run.started >= self.timeout_s:
             detail = f"no ending within {self.timeout_s:g} s"
             if self._stop(run, _failed(FailureKind.TIMEOUT, "deadline_exceeded", run, detail)):
@@ -271,7 +266,7 @@ class VlaSkill(py_trees.behaviour.Behaviour):
             result = run.result
         if result is not None and self.result is not result:
             self.result = result
-            self._blackboard.set(self.result_key, result, overwrite=True)
+            self.entries.result(result)
 
     def shutdown(self) -> None:
         """Tree shutdown: stop a run still going."""
