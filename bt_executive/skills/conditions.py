@@ -77,18 +77,9 @@ def holds(predicate: Predicate, world: WorldState) -> bool:
     return atom_holds(predicate.name, predicate.args, world) != predicate.negated
 
 
-def all_hold(predicates: Iterable[str], args: Mapping[str, JsonValue], world: WorldState) -> bool:
-    """Whether every predicate, bound to ``args``, holds in ``world``."""
-    return all(holds(bind(p, args), world) for p in predicates)
-
-
-def first_unmet(predicates: Iterable[str], args: Mapping[str, JsonValue], world: WorldState) -> Predicate | None:
-    """The first bound predicate that does not hold, or None when all do."""
-    for text in predicates:
-        bound = bind(text, args)
-        if not holds(bound, world):
-            return bound
-    return None
+def first_unmet(predicates: Iterable[Predicate], world: WorldState) -> Predicate | None:
+    """The first of these bound predicates that does not hold in ``world``, or None when all do."""
+    return next((p for p in predicates if not holds(p, world)), None)
 
 
 class SymbolicState:

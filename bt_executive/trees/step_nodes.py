@@ -29,50 +29,65 @@ from bt_executive.skills.conditions import bind, first_unmet, goal_effects, hold
 from bt_executive.skills.failures import FailureKind
 from bt_executive.skills.leaf import SkillLeaf
 from bt_executive.skills.strategy import StrategyKind
+from bt_executive.skills.world_state import WorldState
 from bt_executive.trees.task_context import StepState, TaskContext
 
 
-class EffectsHold(py_trees.behaviour.Behaviour):
-    """SUCCESS when the step's goal effects already hold (the step is skipped), else FAILURE."""
+class _StepCondition(py_trees.behaviour.Behaviour):
+    """A step's check on the latest world state: RUNNING while it predates the last skill result.
 
-    def __init__(self, context: TaskContext, step: StepState) -> None:
-        self.effects = goal_effects(step.manifest.effects, step.call.args)
-        shown = ", ".join(str(bind(e, step.call.args)) for e in self.effects) or "(no goal effects)"
-        super().__init__(f"Done? {shown}")
+    Subclasses ``decide`` on a fresh world state; without one (no source, or
+    none has arrived) the answer is ``without_world``.
+    """
+
+    without_world = Status.FAILURE
+
+    def __init__(self, name: str, context: TaskContext, step: StepState) -> None:
+        super().__init__(name)
         self.context = context
         self.step = step
 
     def update(self) -> Status:
-        """Evaluate the bound effects on the latest world state (waiting for one newer than the last result)."""
+        """Wait for a world state newer than the last result, then decide on it."""
         if self.context.world_is_stale():
             return Status.RUNNING
         world = self.context.current_world()
-        if not self.effects or world is None:
-            return Status.FAILURE
-        if all(holds(bind(e, self.step.call.args), world) for e in self.effects):
+        return self.without_world if world is None else self.decide(world)
+
+    def decide(self, world: WorldState) -> Status:
+        """The answer on ``world``."""
+        raise NotImplementedError
+
+
+class EffectsHold(_StepCondition):
+    """SUCCESS when the step's goal effects already hold (the step is skipped), else FAILURE."""
+
+    def __init__(self, context: TaskContext, step: StepState) -> None:
+        self.effects = [bind(e, step.call.args) for e in goal_effects(step.manifest.effects, step.call.args)]
+        shown = ", ".join(str(e) for e in self.effects) or "(no goal effects)"
+        super().__init__(f"Done? {shown}", context, step)
+
+    def decide(self, world: WorldState) -> Status:
+        """Skip the step when every goal effect holds."""
+        if self.effects and all(holds(e, world) for e in self.effects):
             self.feedback_message = "already holds: step skipped"
             self.context.emit("step_skipped", plan=self.step.plan_index, step=self.step.number)
             return Status.SUCCESS
         return Status.FAILURE
 
 
-class PreconditionsHold(py_trees.behaviour.Behaviour):
+class PreconditionsHold(_StepCondition):
     """SUCCESS when every precondition holds; else FAILURE recorded as ``precondition_failed``."""
 
-    def __init__(self, context: TaskContext, step: StepState) -> None:
-        bound = [str(bind(p, step.call.args)) for p in step.manifest.preconditions]
-        super().__init__(f"Pre? {', '.join(bound) or '(none)'}")
-        self.context = context
-        self.step = step
+    without_world = Status.SUCCESS
 
-    def update(self) -> Status:
-        """Evaluate the bound preconditions; the first unmet one becomes the attempt's reason."""
-        if self.context.world_is_stale():
-            return Status.RUNNING
-        world = self.context.current_world()
-        if world is None:
-            return Status.SUCCESS
-        unmet = first_unmet(self.step.manifest.preconditions, self.step.call.args, world)
+    def __init__(self, context: TaskContext, step: StepState) -> None:
+        self.preconditions = [bind(p, step.call.args) for p in step.manifest.preconditions]
+        super().__init__(f"Pre? {', '.join(map(str, self.preconditions)) or '(none)'}", context, step)
+
+    def decide(self, world: WorldState) -> Status:
+        """The first unmet precondition becomes the attempt's reason."""
+        unmet = first_unmet(self.preconditions, world)
         if unmet is None:
             return Status.SUCCESS
         result = SkillResult.failed(

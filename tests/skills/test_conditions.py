@@ -54,7 +54,8 @@ def test_binding_replaces_parameter_names_and_keeps_literal_ids() -> None:
 
 
 def test_first_unmet_names_the_first_predicate_that_does_not_hold() -> None:
-    unmet = first_unmet(["exists(object)", "gripper_empty", "reachable(object)"], {"object": "red_cube"}, WORLD)
+    bound = [bind(p, {"object": "red_cube"}) for p in ("exists(object)", "gripper_empty", "reachable(object)")]
+    unmet = first_unmet(bound, WORLD)
     assert str(unmet) == "gripper_empty"
 
 
