@@ -144,6 +144,8 @@ class LLMPlanner:
         self.last_trace: PlanningTrace | None = None
         self.knowledge = {k.id: k for k in knowledge}
         self._router: Router | None = None
+        self._routed: tuple[str, tuple[list[SkillManifest], list[KnowledgeSkill]]] | None = None
+        self._catalog: CatalogTools | None = None
         self._server: LocalModelServer | None = None
 
     @classmethod
@@ -239,6 +241,8 @@ class LLMPlanner:
         a place only with what is relevant to the task; with no more than
         ``palette_k`` of them in all, every one is shown.
         """
+        if self._routed is not None and self._routed[0] == task:  # palette() and messages() of one plan
+            return self._routed[1]
         manifests = list(self.registry)
         knowledge = list(self.knowledge.values())
         items: list[SkillManifest | KnowledgeSkill] = [*manifests, *knowledge]
@@ -247,7 +251,9 @@ class LLMPlanner:
         if self._router is None:
             self._router = Router(route_items(items), embedder=default_embedder())
         chosen = set(narrow_palette(items, task, self.profile.palette_k, self.profile.always_on, router=self._router))
-        return [m for m in manifests if m.id in chosen], [k for k in knowledge if k.id in chosen]
+        routed = [m for m in manifests if m.id in chosen], [k for k in knowledge if k.id in chosen]
+        self._routed = (task, routed)
+        return routed
 
     def messages(
         self, palette: Palette, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()
@@ -369,7 +375,9 @@ class LLMPlanner:
         reply = self._request(palette, messages)
         if not self._offers_catalog():
             return reply, palette
-        catalog = CatalogTools([*self.registry, *self.knowledge.values()], router=self._router)
+        if self._catalog is None:
+            self._catalog = CatalogTools([*self.registry, *self.knowledge.values()], router=self._router)
+        catalog = self._catalog
         for _lookup in range(self.profile.max_lookups):
             lookups = [c for c in reply.tool_calls if c.name in CATALOG_TOOLS]
             if not lookups:
