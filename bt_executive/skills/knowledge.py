@@ -41,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bt_executive.skills.errors import ManifestError, Problem
 from bt_executive.skills.loader import parse_yaml_mapping, validate_model
-from bt_executive.skills.manifest import SKILL_ID_PATTERN, Keyword
+from bt_executive.skills.manifest import SKILL_ID_PATTERN, Description, Keyword
 
 KNOWLEDGE_FILE = "SKILL.md"
 REFERENCES_DIR = "references"
@@ -79,7 +79,9 @@ class KnowledgeFrontmatter(BaseModel):
     name: str = Field(pattern=_NAME, description="bundle name; must match the directory name")
     owner: str = Field(default="site", pattern=_NAME, description="owner part of the id (owner/name)")
     version: str = Field(default="0.1.0", pattern=_SEMVER)
-    description: str = Field(min_length=1, max_length=500, description="router-precise: what this fact is about")
+    description: Description = Field(
+        min_length=1, max_length=500, description="router-precise: what this fact is about"
+    )
     kind: Literal["knowledge"]
     inputs: dict[FieldName, Annotated[str, Field(max_length=200)]] = Field(
         default_factory=dict,
@@ -101,13 +103,6 @@ class KnowledgeFrontmatter(BaseModel):
                 f"{value!r}: a SKILL.md bundle is a knowledge skill and needs kind: knowledge "
                 "(tool skills are YAML manifests under config/skills)"
             )
-        return value
-
-    @field_validator("description")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("description must not be blank")
         return value
 
     @field_validator("applies_to")

@@ -81,6 +81,15 @@ class ActionVerb(StrEnum):
     GENERALIST = "GENERALIST"
 
 
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("description must not be blank")
+    return value
+
+
+Description = Annotated[str, AfterValidator(_not_blank)]
+"""A description routers and planners read: it must say something (not only whitespace)."""
+
 Keyword = Annotated[str, Field(pattern=_KEYWORD)]
 Capability = Annotated[str, Field(pattern=_CAPABILITY)]
 
@@ -205,7 +214,7 @@ class SkillManifest(BaseModel):
 
     id: str = Field(pattern=SKILL_ID_PATTERN, description="owner/name")
     version: str = Field(default="0.1.0", pattern=_SEMVER)
-    description: str = Field(min_length=1, max_length=500)
+    description: Description = Field(min_length=1, max_length=500)
     kind: SkillKind
     actions: Annotated[tuple[ActionVerb, ...], AfterValidator(_unique)] = Field(min_length=1)
     objects: tuple[Keyword, ...] = ()
@@ -223,13 +232,6 @@ class SkillManifest(BaseModel):
     requires: tuple[Capability, ...] = ()
     ros: RosBinding | None = Field(default=None, validate_default=True)
     vla: VlaBinding | None = Field(default=None, validate_default=True)
-
-    @field_validator("description")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("description must not be blank")
-        return value
 
     @field_validator("parameters")
     @classmethod
