@@ -77,11 +77,16 @@ class RosProcess:
         finally:
             self.stop_requested.set()
 
-    def close(self) -> None:
-        """Stop spinning, join the thread, then destroy executor, nodes and context, in that order."""
+    def stop_spinning(self) -> None:
+        """Stop the spin loop and join its thread (before destroying entities the executor may be using)."""
         self._stop_spinning.set()
         if self._thread is not None:
             self._thread.join(timeout=5.0)
+            self._thread = None
+
+    def close(self) -> None:
+        """Stop spinning, join the thread, then destroy executor, nodes and context, in that order."""
+        self.stop_spinning()
         self.executor.shutdown(timeout_sec=2.0)
         for node in self.nodes:
             node.destroy_node()

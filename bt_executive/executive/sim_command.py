@@ -10,10 +10,7 @@ SIGTERM after cancelling any running skill.
 from __future__ import annotations
 
 import argparse
-import os
-import signal
 from pathlib import Path
-from types import FrameType
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,46 +26,32 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run_sim(args: argparse.Namespace) -> int:
     """Serve the sim until interrupted."""
-    import rclpy
-    from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+    from rclpy.node import Node
 
+    from bt_executive.executive.ros_process import RosProcess
     from bt_executive.sim.backend import SimBackend
     from bt_executive.sim.skill_servers import SimSkillServers
-    from bt_executive.skills.action_skill import with_short_lease
-
-    # Our participant's short lease is what lets clients see these servers die within ~2 s.
-    os.environ.update(with_short_lease())
 
     backend = SimBackend.from_files(
         args.scene, seed=args.seed, faults=args.faults, clock="realtime" if args.realtime else "lockstep"
     )
-    context = rclpy.Context()
-    rclpy.init(context=context, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-    node = rclpy.create_node("bt_executive_sim", namespace=args.namespace or None, context=context)
-    servers = SimSkillServers(node, backend)
-    executor = MultiThreadedExecutor(num_threads=4, context=context)
-    executor.add_node(node)
-
-    def stop(signum: int, _frame: FrameType | None) -> None:
-        node.get_logger().info(f"signal {signum}: shutting down")
-        context.try_shutdown()
-
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
-    namespace = node.get_namespace().rstrip("/")
-    print(
-        f"sim ready: scene {backend.scene.name} seed {backend.seed}, {len(servers.skill_names())} skills at "
-        f"{namespace}/skills/{{{','.join(servers.skill_names())}}}, world state on {namespace}/world_state",
-        flush=True,
-    )
     try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+        # RosProcess loads the short-lease profile: it lets clients see these servers die within ~2 s.
+        with RosProcess(threads=4) as process:
+            node = process.add(Node("bt_executive_sim", namespace=args.namespace or None, context=process.context))
+            servers = SimSkillServers(node, backend)
+            process.handle_signals()
+            process.start()
+            namespace = node.get_namespace().rstrip("/")
+            print(
+                f"sim ready: scene {backend.scene.name} seed {backend.seed}, {len(servers.skill_names())} skills at "
+                f"{namespace}/skills/{{{','.join(servers.skill_names())}}}, world state on {namespace}/world_state",
+                flush=True,
+            )
+            while not process.stop_requested.wait(0.2):
+                pass
+            process.stop_spinning()
+            servers.destroy()
     finally:
-        servers.destroy()
-        executor.shutdown(timeout_sec=2.0)
-        node.destroy_node()
-        context.try_shutdown()
         backend.close()
     return 0
