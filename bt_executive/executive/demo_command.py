@@ -116,13 +116,13 @@ def _sim_world(node: Any, namespace: str) -> Any:
 
 def _summarise(result: Any, world: Any, check: str, runs_root: Path, wall_s: float, codes: dict[str, int]) -> int:
     from bt_executive.executive.run_command import print_result
+    from bt_executive.executive.run_dir import RunReader
     from bt_executive.skills.conditions import holds
     from bt_executive.skills.predicates import parse_predicate
-    from bt_executive.trees.task_tree import TaskOutcome
 
     print_result(result)
     run = _latest_run(runs_root)
-    outcome = TaskOutcome.model_validate_json((run / "outcome.json").read_text()) if run else None
+    outcome = RunReader(run).outcome() if run else None
     checked = None
     if check and world is not None:
         checked = holds(parse_predicate(check), world)
@@ -148,7 +148,9 @@ def _summarise(result: Any, world: Any, check: str, runs_root: Path, wall_s: flo
 
 
 def _latest_run(root: Path) -> Path | None:
-    if not root.is_dir():
+    from bt_executive.executive.run_dir import resolve_run
+
+    try:
+        return resolve_run("latest", root)
+    except FileNotFoundError:
         return None
-    runs = sorted(p for p in root.iterdir() if (p / "outcome.json").is_file())
-    return runs[-1] if runs else None
