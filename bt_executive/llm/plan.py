@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from bt_executive.skills.call import AttemptRecord, SkillCall
 from bt_executive.skills.world_state import WorldState
@@ -25,6 +25,10 @@ class Plan(BaseModel):
     steps: tuple[SkillCall, ...] = ()
     notes: str = Field(default="", max_length=4000)
     planner: str = Field(default="", description="which planner/profile produced it")
+
+    def steps_json(self) -> list[JsonValue]:
+        """The steps as JSON data (no empty prompts or rationales), for events and logs."""
+        return [s.model_dump(mode="json", exclude_none=True) for s in self.steps]
 
     @property
     def is_done(self) -> bool:

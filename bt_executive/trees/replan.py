@@ -18,7 +18,6 @@ from concurrent.futures import Executor, Future
 
 import py_trees
 from py_trees.common import Status
-from pydantic import JsonValue
 
 from bt_executive.llm.plan import Plan, PlannerError
 from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
@@ -144,9 +143,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
                 return self._retry_or_end()
         if problems:
             index = len(self.context.plans)
-            self.context.emit(
-                "plan_refused", plan=index, problems=[str(p) for p in problems], steps=_steps_json(plan.steps)
-            )
+            self.context.emit("plan_refused", plan=index, problems=[str(p) for p in problems], steps=plan.steps_json())
             for problem in problems:
                 call = plan.steps[problem.step - 1]
                 self._reject(plan, [str(problem)], call, step=problem.step)
@@ -176,7 +173,3 @@ class PlanningNode(py_trees.behaviour.Behaviour):
         self.feedback_message = detail[:200]
         self._failed = True
         return Status.FAILURE
-
-
-def _steps_json(steps: tuple[SkillCall, ...]) -> list[JsonValue]:
-    return [s.model_dump(mode="json", exclude_none=True) for s in steps]

@@ -175,7 +175,7 @@ class TaskTree:
             plan=index,
             planner=plan.planner,
             notes=plan.notes,
-            steps=[s.model_dump(mode="json", exclude_none=True) for s in plan.steps],
+            steps=plan.steps_json(),
         )
         self.root.add_child(self.compiler.compile_plan(plan, index))
 
