@@ -24,7 +24,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,13 +42,14 @@ from bt_executive.executive.tree_topic import TREE_TOPIC, encode_snapshot, tree_
 from bt_executive.executive.world_cache import WorldStateCache
 from bt_executive.llm.plan import Planner
 from bt_executive.resources import default_skill_dirs
+from bt_executive.skills.call import AttemptRecord
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.manifest import SkillKind
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.trees.leaf_factory import SkillLeafFactory
 from bt_executive.trees.recovery import load_recovery_policy
 from bt_executive.trees.task_context import TaskEvent
-from bt_executive.trees.task_tree import TaskOutcome, TaskTree
+from bt_executive.trees.task_tree import TaskTree
 
 PlannerFactory = Callable[[str, SkillRegistry], Planner]
 """Makes the planner for a profile name (``stub``, ``local``, ...) over the robot's registry."""
@@ -179,7 +180,7 @@ class ExecutiveNode:
             planner = self._planner_factory(profile, self.registry)
         except Exception as err:  # an unknown profile or a missing key: the goal ends, the node stays
             goal.abort()
-            return self._result(False, "planner_error", [], detail=f"planner profile {profile!r}: {err}")
+            return self._result(False, "planner_error", detail=f"planner profile {profile!r}: {err}")
         self._wait_for_world()
         active = self._start(request.task, planner, profile, goal)
         last: tuple[int, int, str, str] | None = None
@@ -194,7 +195,7 @@ class ExecutiveNode:
             goal.succeed()
         else:
             goal.abort()
-        return self._result(outcome.success, outcome.final_reason, outcome, detail=outcome.detail)
+        return self._result(outcome.success, outcome.final_reason, outcome.attempts, outcome.detail)
 
     def _start(self, task: str, planner: Planner, profile: str, goal: ServerGoalHandle[Any, Any, Any]) -> _ActiveTask:
         writer = RunWriter.create(self.runs_root, task, profile)
@@ -250,11 +251,12 @@ class ExecutiveNode:
             active.goal.publish_feedback(feedback)
         return current
 
-    def _result(self, success: bool, final_reason: str, outcome: TaskOutcome | list[Any], detail: str = "") -> Any:
+    def _result(
+        self, success: bool, final_reason: str, attempts: Sequence[AttemptRecord] = (), detail: str = ""
+    ) -> Any:
         result = self._execute_task.Result()
         result.success = success
         result.final_reason = final_reason
-        attempts = outcome.attempts if isinstance(outcome, TaskOutcome) else ()
         result.attempts_json = json.dumps([a.model_dump(mode="json", exclude_none=True) for a in attempts])
         if detail and not success:
             _log.info(f"final_reason {final_reason}: {detail}")
