@@ -33,7 +33,7 @@ setup(
     maintainer="bt_executive developers",
     maintainer_email="bt-executive@users.noreply.github.com",
     entry_points={
-        "console_scripts": [f"bt-executive = {PACKAGE}.executive.cli:main"],
+        "console_scripts": [f"bt-executive = {PACKAGE}.cli.main:main"],
         # Skill bundles shipped by other distributions: "name = some.package.dir" names a
         # directory of manifests inside the distribution; it is located, never imported.
         "bt_executive.skills": [],

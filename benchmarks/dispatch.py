@@ -131,7 +131,7 @@ def _policy_round_trips(queries: int, warmup: int) -> dict[str, float | int]:
         images=seen.images, state=seen.state, prompt="put the blue cube in the bowl", privileged=seen.privileged
     )
     local = OraclePolicy()
-    command = [sys.executable, "-m", "bt_executive.executive.cli", "policy-server", "--policy", "oracle", "--port", "0"]
+    command = [sys.executable, "-m", "bt_executive.cli.main", "policy-server", "--policy", "oracle", "--port", "0"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # noqa: S603 (our own CLI)
     try:
         assert process.stdout is not None

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bt_executive.executive.cli import main
+from bt_executive.cli.main import main
 
 REPO = Path(__file__).resolve().parents[1]
 BAD = REPO / "tests" / "fixtures" / "bad_manifests"

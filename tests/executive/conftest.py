@@ -10,9 +10,9 @@ import pytest
 from rclpy.node import Node
 from std_msgs.msg import String
 
+from bt_executive.cli.task_client import TaskClient
 from bt_executive.executive.node import ExecutiveNode
 from bt_executive.executive.params import ExecutiveParams
-from bt_executive.executive.task_client import TaskClient
 from bt_executive.llm.plan import Plan
 from bt_executive.skills.call import SkillCall
 from bt_executive.testing import FakeSkillServer, RosHarness

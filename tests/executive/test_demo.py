@@ -27,7 +27,7 @@ def demo(tmp_path: Path, *args: str, timeout_s: float = 240) -> tuple[int, str, 
     """Run the demo; its exit code, its output, and the outcome.json of its run."""
     runs = tmp_path / "runs"
     done = subprocess.run(
-        [sys.executable, "-m", "bt_executive.executive.cli", "demo", "--run-dir", str(runs), *args],
+        [sys.executable, "-m", "bt_executive.cli.main", "demo", "--run-dir", str(runs), *args],
         capture_output=True,
         text=True,
         timeout=timeout_s,
@@ -69,7 +69,7 @@ def test_launch_starts_the_robot_takes_a_task_and_stops_cleanly_on_ctrl_c(tmp_pa
         "  - {name: sim, args: [sim], ready: '^sim ready'}\n"
         f"  - {{name: executive, args: [serve, --run-dir, {tmp_path / 'runs'}], ready: '^executive ready'}}\n"
     )
-    cli = [sys.executable, "-m", "bt_executive.executive.cli"]
+    cli = [sys.executable, "-m", "bt_executive.cli.main"]
     launch = subprocess.Popen(
         [*cli, "launch", str(launch_file)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )

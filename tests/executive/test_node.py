@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from bt_executive.cli.task_client import TaskFeedback
 from bt_executive.executive.run_dir import RunReader
-from bt_executive.executive.task_client import TaskFeedback
 from bt_executive.llm.plan import Plan
 from bt_executive.testing import Outcome
 from tests.executive.conftest import HOME, PICK, PLACE, Rig, start

@@ -123,7 +123,7 @@ def test_tool_mode_on_a_model_without_tool_support_never_yields_an_invalid_call(
 
 def test_llm_server_command_serves_until_sigterm(tmp_path: Path) -> None:
     require_local_model()
-    command = [sys.executable, "-m", "bt_executive.executive.cli", "llm-server", "--port", "0"]
+    command = [sys.executable, "-m", "bt_executive.cli.main", "llm-server", "--port", "0"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ)
     try:
         assert process.stdout is not None

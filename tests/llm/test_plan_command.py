@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bt_executive.executive.cli import main
+from bt_executive.cli.main import main
 from bt_executive.llm.profiles import load_llm_config
 
 TASK = "put the red cube on the green plate"

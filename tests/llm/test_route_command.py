@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bt_executive.executive.cli import main
+from bt_executive.cli.main import main
 
 
 def test_route_ranks_the_catalog_skill_a_task_names_first(capsys: pytest.CaptureFixture[str]) -> None:

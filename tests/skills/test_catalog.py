@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bt_executive.executive.cli import main
+from bt_executive.cli.main import main
 from bt_executive.resources import catalog_skill_dirs, config_dir, default_skill_dirs, knowledge_dirs
 from bt_executive.skills.knowledge import discover_knowledge
 from bt_executive.skills.manifest import SkillKind

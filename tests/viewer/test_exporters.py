@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bt_executive.executive.cli import main
-from bt_executive.executive.export_command import plan_tree, yaml_tree
+from bt_executive.cli.export_command import plan_tree, yaml_tree
+from bt_executive.cli.main import main
 from bt_executive.resources import config_dir
 from bt_executive.testing.golden import GoldenAssert
 from bt_executive.trees.export_btcpp import BTCPP_BUILTINS, btcpp_xml

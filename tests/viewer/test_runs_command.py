@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bt_executive.executive.cli import main
+from bt_executive.cli.main import main
 
 
 def test_runs_list_shows_one_row_per_run_with_its_counts(

@@ -55,7 +55,7 @@ class PolicyServerProcess:
     """``bt-executive policy-server`` in a child process, on a port the OS picked."""
 
     def __init__(self, policy: str = "oracle") -> None:
-        command = [sys.executable, "-m", "bt_executive.executive.cli", "policy-server", "--policy", policy]
+        command = [sys.executable, "-m", "bt_executive.cli.main", "policy-server", "--policy", policy]
         # A pipe nobody reads could fill up and stall the server; the file lives as long as the process.
         self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115
         self.process = subprocess.Popen([*command, "--port", "0"], stdout=subprocess.PIPE, stderr=self.log, text=True)

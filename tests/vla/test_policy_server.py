@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from websockets.sync.client import connect
 
-from bt_executive.executive.cli import main
+from bt_executive.cli.main import main
 from bt_executive.sim.oracle_policy import OraclePolicy
 from bt_executive.skills import msgpack_numpy
 from bt_executive.skills.policy import PolicyError, PolicyNotFound, PolicyObservation, load_policy

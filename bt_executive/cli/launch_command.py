@@ -81,7 +81,7 @@ def run_launch(args: argparse.Namespace) -> int:
     """Start every process, wait for Ctrl-C (or a process to die), stop them all."""
     import signal
 
-    from bt_executive.executive.process_group import ChildFailed, ProcessGroup
+    from bt_executive.cli.process_group import ChildFailed, ProcessGroup
 
     spec = load_model(args.file, LaunchFile)
     stop = False

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from bt_executive import __version__
-from bt_executive.executive import (
+from bt_executive.cli import (
     demo_command,
     export_command,
     launch_command,

@@ -52,7 +52,7 @@ class ProcessGroup:
 
     def start(self, name: str, args: Sequence[str], ready: str | None = None) -> Child:
         """Start ``bt-executive ARGS`` as child ``name``; ``ready`` is a regex of its ready line."""
-        argv = [sys.executable, "-m", "bt_executive.executive.cli", *args]
+        argv = [sys.executable, "-m", "bt_executive.cli.main", *args]
         process = subprocess.Popen(  # noqa: S603 - our own CLI, by module path, with list arguments
             argv,
             stdout=subprocess.PIPE,

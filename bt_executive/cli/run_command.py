@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import TextIO
 
-from bt_executive.executive.task_client import TaskFeedback, TaskResult
+from bt_executive.cli.task_client import TaskFeedback, TaskResult
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -53,8 +53,8 @@ def run_task(args: argparse.Namespace) -> int:
     """Send the task and follow it to its end."""
     from rclpy.node import Node
 
-    from bt_executive.executive.ros_process import RosProcess
-    from bt_executive.executive.task_client import TaskClient
+    from bt_executive.cli.ros_process import RosProcess
+    from bt_executive.cli.task_client import TaskClient
 
     with RosProcess(threads=2) as process:
         node = process.add(Node("bt_executive_run", context=process.context))

@@ -55,11 +55,11 @@ def run_demo(args: argparse.Namespace) -> int:
     """Start the processes, run the task, check it, summarise, stop everything."""
     from rclpy.node import Node
 
-    from bt_executive.executive.process_group import ChildFailed, ProcessGroup
-    from bt_executive.executive.ros_process import RosProcess
-    from bt_executive.executive.run_command import ProgressPrinter
+    from bt_executive.cli.process_group import ChildFailed, ProcessGroup
+    from bt_executive.cli.ros_process import RosProcess
+    from bt_executive.cli.run_command import ProgressPrinter
+    from bt_executive.cli.task_client import TaskClient
     from bt_executive.executive.run_dir import default_runs_root
-    from bt_executive.executive.task_client import TaskClient
 
     namespace = args.namespace or f"/demo_{os.getpid()}"
     runs_root = Path(args.run_dir) if args.run_dir else default_runs_root()
@@ -115,7 +115,7 @@ def _sim_world(node: Any, namespace: str) -> Any:
 
 
 def _summarise(result: Any, world: Any, check: str, runs_root: Path, wall_s: float, codes: dict[str, int]) -> int:
-    from bt_executive.executive.run_command import print_result
+    from bt_executive.cli.run_command import print_result
     from bt_executive.executive.run_dir import RunReader
     from bt_executive.skills.conditions import holds
     from bt_executive.skills.predicates import parse_predicate

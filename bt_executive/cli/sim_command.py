@@ -28,7 +28,7 @@ def run_sim(args: argparse.Namespace) -> int:
     """Serve the sim until interrupted."""
     from rclpy.node import Node
 
-    from bt_executive.executive.ros_process import RosProcess
+    from bt_executive.cli.ros_process import RosProcess
     from bt_executive.sim.backend import SimBackend
     from bt_executive.sim.skill_servers import SimSkillServers
 

@@ -36,10 +36,10 @@ def add_node_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Serve tasks until interrupted."""
+    from bt_executive.cli.ros_process import RosProcess
     from bt_executive.executive.node import ExecutiveNode
     from bt_executive.executive.params import load_params
     from bt_executive.executive.planner_factory import make_planner
-    from bt_executive.executive.ros_process import RosProcess
     from bt_executive.skills.capabilities import RobotCapabilities
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
