@@ -1,19 +1,28 @@
 """Plan and the Planner protocol: the contract between planners and the tree compiler.
 
-A plan is an ordered list of skill calls plus the planner's notes. An empty
-plan means "already done". A planner is anything with
+A plan is an ordered list of skill calls, the task's **goal** (ground
+predicates that must hold in the world when the task is done, such as
+``on(red_cube, plate)``) and the planner's notes. An empty plan means
+"already done": its goal already holds. A planner is anything with
 ``plan(task, world_state, prior_attempts) -> Plan``; replans pass every
 ``AttemptRecord`` so far so the planner can see what already failed.
+
+A planner may also **refuse** (``PlannerRefused``): the task is out of scope,
+impossible here (no such object, no such skill) or unsafe. That is an
+answer, not a failure: the task ends ``planner_refused`` with the reason,
+and nothing moves.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from bt_executive.skills.call import AttemptRecord, SkillCall
+from bt_executive.skills.predicates import PredicateText
 from bt_executive.skills.world_state import WorldState
 
 
@@ -23,6 +32,9 @@ class Plan(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     steps: tuple[SkillCall, ...] = ()
+    goal: tuple[PredicateText, ...] = Field(
+        default=(), description="ground predicates that hold in the world when the task is done"
+    )
     notes: str = Field(default="", max_length=4000)
     planner: str = Field(default="", description="which planner/profile produced it")
 
@@ -38,6 +50,32 @@ class Plan(BaseModel):
 
 class PlannerError(RuntimeError):
     """The planner could not produce a valid plan; the task ends with ``planner_error``."""
+
+
+class RefusalKind(StrEnum):
+    """Why a planner refused: the request is not for this robot, cannot be done here, or must not be."""
+
+    OUT_OF_SCOPE = "out_of_scope"  # not a task for the robot (delete skills, run a shell, ...)
+    NO_SUCH_OBJECT = "no_such_object"  # names an object the world state does not have
+    AMBIGUOUS = "ambiguous"  # names several objects equally well
+    NOT_AFFORDED = "not_afforded"  # the object does not allow it (pick up the table)
+    MISSING_SKILL = "missing_skill"  # this robot has no skill for it
+    UNSAFE = "unsafe"
+
+
+class PlannerRefused(PlannerError):
+    """A planner's considered answer that it will not plan this task; the task ends ``planner_refused``.
+
+    A subclass of ``PlannerError`` so that everything that stops on a planner
+    error also stops on a refusal; the task tree tells them apart.
+    """
+
+    def __init__(self, reason: str, kind: RefusalKind = RefusalKind.OUT_OF_SCOPE, candidates: Sequence[str] = ()):
+        self.reason = reason
+        self.kind = kind
+        self.candidates = tuple(candidates)
+        listed = f" (candidates: {', '.join(self.candidates)})" if self.candidates else ""
+        super().__init__(f"refused ({kind.value}): {reason}{listed}")
 
 
 @runtime_checkable

@@ -69,7 +69,19 @@ def atom_holds(name: str, args: tuple[str, ...], world: WorldState) -> bool:
             return obj is not None
         case "at_home":
             return world.at_home
+        case "clear":
+            return not any(o.supported_by == args[0] for o in world.objects)
+        case "graspable" | "support" | "container" | "openable" | "pushable":
+            return _affords(world, args[0], name)
     raise ValueError(f"no evaluator for predicate {name!r}")
+
+
+def _affords(world: WorldState, object_id: str, affordance: str) -> bool:
+    """An object's affordance; a drawer listed only in ``drawers`` opens and holds things."""
+    obj = world.object(object_id)
+    if obj is not None:
+        return obj.affords(affordance)
+    return object_id in world.drawers and affordance in ("openable", "container")
 
 
 def holds(predicate: Predicate, world: WorldState) -> bool:
@@ -110,11 +122,22 @@ class SymbolicState:
             value = self._support[args[0]] == args[1]
         elif name == "in" and args[0] in self._inside:
             value = self._inside[args[0]] == args[1]
+        elif name == "clear":
+            value = not any(self._resting_on(o.id) == args[0] for o in self._world.objects)
         elif (name, args) in self._facts:
             value = self._facts[(name, args)]
         else:
             value = atom_holds(name, args, self._world)
         return value != predicate.negated
+
+    def _resting_on(self, object_id: str) -> str | None:
+        """What an object rests on in the imagined state (nothing while held)."""
+        if self._held == object_id:
+            return None
+        if object_id in self._support:
+            return self._support[object_id]
+        obj = self._world.object(object_id)
+        return obj.supported_by if obj is not None else None
 
     def apply(self, effect: Predicate) -> None:
         """Make a bound effect true (or false, when negated), keeping the gripper consistent."""

@@ -25,6 +25,13 @@ ARITY: dict[str, int] = {
     "reachable": 1,  # x is inside the arm's workspace
     "exists": 1,  # x is present in the world state
     "at_home": 0,  # the arm is at its home configuration
+    "clear": 1,  # nothing rests on top of x
+    # Affordances (skills/affordances.py): what an object lets the robot do with it.
+    "graspable": 1,
+    "support": 1,
+    "container": 1,
+    "openable": 1,
+    "pushable": 1,
 }
 """Every predicate name the language knows, with its number of arguments."""
 

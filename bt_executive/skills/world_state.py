@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bt_executive.skills.affordances import Affordance, default_affordances
+
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
 
@@ -28,6 +30,14 @@ class ObjectState(BaseModel):
     reachable: bool = True
     supported_by: str | None = Field(default=None, description="id of what it rests on, if anything")
     inside: str | None = Field(default=None, description="id of the container it is in, if any")
+    affordances: tuple[Affordance, ...] | None = Field(
+        default=None, description="what it affords (graspable, support, ...); None: its category's defaults"
+    )
+
+    def affords(self, affordance: Affordance | str) -> bool:
+        """Whether the robot may use this object that way (stated affordances, else the category's)."""
+        stated = self.affordances if self.affordances is not None else default_affordances(self.category)
+        return affordance in stated
 
 
 class GripperState(BaseModel):

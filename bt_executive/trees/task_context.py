@@ -40,6 +40,7 @@ class FinalReason(StrEnum):
     ABORTED = "aborted"
     PREEMPTED = "preempted"
     PLANNER_ERROR = "planner_error"
+    PLANNER_REFUSED = "planner_refused"
 
 
 class TaskEvent(BaseModel):

@@ -82,3 +82,41 @@ def test_symbolic_state_reads_unset_atoms_from_the_world() -> None:
         False,
         True,
     )
+
+
+AFFORDING = WorldState(
+    objects=(
+        ObjectState(id="red_cube", category="cube", position=(0.4, 0.0, 0.02), supported_by="table"),
+        ObjectState(id="blue_cube", category="cube", position=(0.4, 0.0, 0.06), supported_by="red_cube"),
+        ObjectState(id="table", category="table", position=(0.0, 0.0, 0.0)),
+        ObjectState(id="gadget", category="widget", position=(0.3, 0.1, 0.0)),
+        ObjectState(id="sponge", category="widget", position=(0.3, 0.2, 0.0), affordances=("graspable",)),
+    ),
+    drawers={"drawer": 0.0},
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("graspable(red_cube)", True),  # a cube's category defaults
+        ("graspable(table)", False),  # a table supports, it is not picked up
+        ("support(table)", True),
+        ("container(red_cube)", False),
+        ("graspable(gadget)", False),  # an unknown category affords nothing
+        ("graspable(sponge)", True),  # stated affordances win over the category's
+        ("support(sponge)", False),
+        ("openable(drawer)", True),  # a drawer known only from the drawers map
+        ("graspable(missing)", False),
+        ("clear(blue_cube)", True),
+        ("clear(red_cube)", False),  # the blue cube rests on it
+    ],
+)
+def test_affordances_and_clear_hold_as_the_world_states(text: str, expected: bool) -> None:
+    assert holds(parse_predicate(text), AFFORDING) is expected
+
+
+def test_an_object_becomes_clear_once_what_rested_on_it_is_picked() -> None:
+    state = SymbolicState(AFFORDING)
+    state.apply(parse_predicate("holding(blue_cube)"))
+    assert state.holds(parse_predicate("clear(red_cube)"))

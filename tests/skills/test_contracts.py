@@ -146,3 +146,21 @@ def test_bad_strategies_are_refused(text: str) -> None:
 def test_robot_capabilities_tokens_cover_hardware() -> None:
     robot = RobotCapabilities(name="r", arms=2, gripper=True, cameras=("wrist",), provides=("lidar",))
     assert robot.tokens() == {"arm", "dual_arm", "gripper", "camera", "camera:wrist", "lidar"}
+
+
+def test_a_refusal_is_a_planner_error_that_names_its_kind_and_candidates() -> None:
+    from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
+
+    refusal = PlannerRefused("no purple cube here", RefusalKind.NO_SUCH_OBJECT, candidates=("red_cube", "blue_cube"))
+    assert isinstance(refusal, PlannerError)
+    assert str(refusal) == "refused (no_such_object): no purple cube here (candidates: red_cube, blue_cube)"
+
+
+def test_a_plan_goal_is_checked_predicate_text() -> None:
+    from pydantic import ValidationError
+
+    from bt_executive.llm.plan import Plan
+
+    assert Plan(goal=("on( red_cube ,plate)",)).goal == ("on(red_cube, plate)",)
+    with pytest.raises(ValidationError, match="unknown predicate"):
+        Plan(goal=("on_top(red_cube, plate)",))
