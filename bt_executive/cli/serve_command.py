@@ -32,6 +32,12 @@ def add_node_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tick-rate", type=float, default=None, metavar="HZ", help="tree tick rate")
     parser.add_argument("--max-replans", type=int, default=None, metavar="N", help="replans per task")
     parser.add_argument("--run-dir", default=None, metavar="DIR", help="where run directories are written")
+    parser.add_argument(
+        "--capabilities", default=None, metavar="FILE", help="robot capability profile (config/robots/*.yaml)"
+    )
+    parser.add_argument(
+        "--vla-endpoint", default=None, metavar="URL", help="policy server (ws://host:port) for every VLA skill"
+    )
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -44,7 +50,12 @@ def run_serve(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     params = load_params(args.params).with_overrides(
-        planner=args.planner, tick_rate_hz=args.tick_rate, max_replans=args.max_replans, run_dir=args.run_dir
+        planner=args.planner,
+        tick_rate_hz=args.tick_rate,
+        max_replans=args.max_replans,
+        run_dir=args.run_dir,
+        capabilities=args.capabilities,
+        vla_endpoint=args.vla_endpoint,
     )
     llm_config = Path(params.llm_config) if params.llm_config else None
     robot = RobotCapabilities.from_yaml(params.capabilities_path())
@@ -52,7 +63,8 @@ def run_serve(args: argparse.Namespace) -> int:
         executive = ExecutiveNode(
             process.context,
             params,
-            lambda profile, registry: make_planner(profile, registry, llm_config, robot),
+            # A vision profile sees the newest front-camera frame from the node's camera topic.
+            lambda profile, registry: make_planner(profile, registry, llm_config, robot, executive.front_camera.frame),
             namespace=args.namespace,
         )
         process.add(executive.node)

@@ -35,6 +35,7 @@ from rclpy.context import Context
 from rclpy.node import Node
 from std_msgs.msg import String
 
+from bt_executive.executive.frame_cache import FrameCache
 from bt_executive.executive.params import ExecutiveParams
 from bt_executive.executive.run_dir import RunWriter, default_runs_root, run_listener
 from bt_executive.executive.run_recorder import RunRecorder
@@ -44,8 +45,10 @@ from bt_executive.llm.plan import Planner
 from bt_executive.resources import default_skill_dirs
 from bt_executive.skills.call import AttemptRecord
 from bt_executive.skills.capabilities import RobotCapabilities
-from bt_executive.skills.manifest import SkillKind
+from bt_executive.skills.manifest import SkillKind, SkillManifest
 from bt_executive.skills.registry import SkillRegistry
+from bt_executive.skills.ros_robot import RosRobot
+from bt_executive.skills.vla_skill import VlaOptions
 from bt_executive.trees.leaf_factory import SkillLeafFactory
 from bt_executive.trees.recovery import load_recovery_policy
 from bt_executive.trees.task_context import TaskEvent
@@ -100,7 +103,20 @@ class ExecutiveNode:
 
         self._task_group = ReentrantCallbackGroup()
         self.world = WorldStateCache(self.node, params.world_state_topic, self._task_group)
-        self.leaf_factory = SkillLeafFactory(self.registry, node=self.node, world=self.world.latest)
+        self.front_camera = FrameCache(self.node, params.front_camera_topic)
+        # One RosRobot per VLA robot binding, made now so its topics are discovered before the first task.
+        self._robots: dict[str, RosRobot] = {}
+        for manifest in self.registry:
+            if manifest.kind is SkillKind.VLA:
+                self.robot_for(manifest)
+        self.leaf_factory = SkillLeafFactory(
+            self.registry,
+            node=self.node,
+            world=self.world.latest,
+            robots=self.robot_for,
+            vla_options=VlaOptions(realtime=True),  # RosRobot.act publishes and returns: the loop keeps the rate
+            vla_endpoint=params.vla_endpoint or None,
+        )
         # Transient-local: a viewer started mid-task gets the current tree at once.
         self._tree_pub = self.node.create_publisher(String, TREE_TOPIC, tree_qos())
         self._server = ActionServer(
@@ -127,14 +143,20 @@ class ExecutiveNode:
         self.node.declare_parameters("", list(values.items()))
 
     def _load_registry(self, params: ExecutiveParams) -> tuple[SkillRegistry, dict[str, str]]:
-        """The skills this robot can run; VLA skills need a robot interface this node does not have yet."""
+        """The skills this robot can run (VLA skills too: they reach the robot over its topics)."""
         everything = SkillRegistry.discover([*default_skill_dirs(), *params.extra_skill_dirs()])
         robot = RobotCapabilities.from_yaml(params.capabilities_path())
         usable, excluded = everything.available_for(robot)
-        for manifest in usable:
-            if manifest.kind is SkillKind.VLA:
-                excluded[manifest.id] = "vla skills need an in-process robot interface (not over ROS yet)"
         return usable.without(excluded), excluded
+
+    def robot_for(self, manifest: SkillManifest) -> RosRobot:
+        """The robot interface over ``manifest``'s ``vla.robot`` topics (shared by skills with the same ones)."""
+        if manifest.vla is None:
+            raise ValueError(f"{manifest.id} is not a vla skill")
+        key = manifest.vla.robot.model_dump_json()
+        if key not in self._robots:
+            self._robots[key] = RosRobot(self.node, manifest.vla.robot, self.world.latest)
+        return self._robots[key]
 
     # the tick ---------------------------------------------------------------------------------------
 

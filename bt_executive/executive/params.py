@@ -34,6 +34,12 @@ class ExecutiveParams(BaseModel):
     run_dir: str = ""
     world_state_topic: str = Field(default="world_state", min_length=1)
     world_state_wait_s: float = Field(default=5.0, ge=0.0, le=120.0)
+    vla_endpoint: str = Field(
+        default="",
+        pattern=r"^(wss?://[A-Za-z0-9.\-\[\]:]+(:[0-9]{1,5})?(/[A-Za-z0-9_\-./]*)?)?$",
+        description="policy server (openpi websocket) for every VLA skill; empty: each manifest's own",
+    )
+    front_camera_topic: str = Field(default="camera/front/image_raw", min_length=1)
 
     def with_overrides(self, **overrides: Any) -> ExecutiveParams:
         """A copy with the non-None overrides applied (command-line flags over the file)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bt_executive.llm.llm_planner import FrameSource
 from bt_executive.llm.plan import Planner
 from bt_executive.llm.stub_planner import StubPlanner
 from bt_executive.skills.capabilities import RobotCapabilities
@@ -13,9 +14,13 @@ STUB = "stub"
 
 
 def make_planner(
-    profile: str, registry: SkillRegistry, llm_config: Path | None = None, robot: RobotCapabilities | None = None
+    profile: str,
+    registry: SkillRegistry,
+    llm_config: Path | None = None,
+    robot: RobotCapabilities | None = None,
+    frame_source: FrameSource | None = None,
 ) -> Planner:
-    """The planner a profile names; an unknown profile is an error listing the known ones."""
+    """The planner a profile names (a ``vision`` profile sees ``frame_source``'s frames); unknown: an error."""
     if profile == STUB:
         return StubPlanner(registry)
     from bt_executive.llm.llm_planner import LLMPlanner
@@ -27,4 +32,6 @@ def make_planner(
     from bt_executive.skills.knowledge import discover_knowledge
 
     knowledge = discover_knowledge(knowledge_dirs())
-    return LLMPlanner.from_config(profile, registry, robot, config_path=llm_config, knowledge=knowledge)
+    return LLMPlanner.from_config(
+        profile, registry, robot, config_path=llm_config, knowledge=knowledge, frame_source=frame_source
+    )

@@ -469,7 +469,8 @@ class SimBackend:
                 if self._render_error is not None:
                     raise self._render_error
                 try:
-                    self._renderer = FrameRenderer(self.model)
+                    streams = self.scene.camera_streams
+                    self._renderer = FrameRenderer(self.model, streams.width, streams.height)
                 except RenderingUnavailable as err:
                     self._render_error = err
                     raise

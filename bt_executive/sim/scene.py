@@ -108,6 +108,16 @@ class FrontCamera(BaseModel):
     fovy_deg: float = Field(default=55.0, gt=10.0, lt=120.0)
 
 
+class CameraStreams(BaseModel):
+    """The camera topics of ``bt-executive sim``: frame size and rate, in sim time."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rate_hz: float = Field(default=10.0, gt=0.0, le=60.0, description="frames per second of sim time, per camera")
+    width: int = Field(default=224, ge=16, le=1024)
+    height: int = Field(default=224, ge=16, le=1024)
+
+
 class Randomisation(BaseModel):
     """How a seed moves the objects marked ``randomise``: uniform in a region, spaced apart."""
 
@@ -142,6 +152,7 @@ class Scene(BaseModel):
     objects: tuple[ObjectSpec, ...] = Field(min_length=1, max_length=16)
     cabinet: CabinetSpec | None = None
     front_camera: FrontCamera = FrontCamera()
+    camera_streams: CameraStreams = CameraStreams()
     randomisation: Randomisation = Randomisation()
 
     @model_validator(mode="after")

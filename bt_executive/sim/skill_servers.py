@@ -63,7 +63,9 @@ class _CrashedError(Exception):
 class SimSkillServers:
     """Every scripted skill of a SimBackend as a RunSkill action server on ``node``."""
 
-    def __init__(self, node: Node, backend: SimBackend, *, feedback_hz: float = FEEDBACK_HZ) -> None:
+    def __init__(
+        self, node: Node, backend: SimBackend, *, feedback_hz: float = FEEDBACK_HZ, idle_ticks: bool = True
+    ) -> None:
         from bt_executive_interfaces.action import RunSkill
         from bt_executive_interfaces.msg import WorldState
         from bt_executive_interfaces.srv import GetWorldState
@@ -84,9 +86,9 @@ class SimSkillServers:
         self._state_srv = node.create_service(
             GetWorldState, "get_world_state", self._answer_world_state, callback_group=state_group
         )
-        self._state_timer = node.create_timer(1.0 / WORLD_STATE_HZ, self._publish_world_state, state_group)
+        self._state_timer = node.create_timer(1.0 / WORLD_STATE_HZ, self.publish_world_state, state_group)
         self._idle_timer = None
-        if backend.clock == "realtime":  # keep physics running between skills, as a real world would
+        if idle_ticks and backend.clock == "realtime":  # keep physics running between skills, as a real world would
             self._idle_timer = node.create_timer(backend.control_dt, self._idle_tick, MutuallyExclusiveCallbackGroup())
 
     def _idle_tick(self) -> None:
@@ -163,7 +165,7 @@ class SimSkillServers:
         result = result.model_copy(update={"duration_s": round(time.monotonic() - started, 4)})
         # The world as this skill left it goes out before its result, so a client's next
         # condition check need not wait up to a publishing period for it.
-        self._publish_world_state()
+        self.publish_world_state()
         if result.success:
             goal_handle.succeed()
         elif result.failure_kind is FailureKind.PREEMPTED and goal_handle.is_cancel_requested:
@@ -205,7 +207,8 @@ class SimSkillServers:
             timer_box.append(self._node.create_timer(crash.restart_after_s, restart))
         raise _CrashedError(name)
 
-    def _publish_world_state(self) -> None:
+    def publish_world_state(self) -> None:
+        """Publish the world state now (also done at ``WORLD_STATE_HZ`` and after every skill)."""
         self._state_pub.publish(to_msg(self._backend.world_state()))
 
     def _answer_world_state(self, _request: Any, response: Any) -> Any:

@@ -25,6 +25,7 @@ server alike.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 
 import numpy as np
@@ -57,10 +58,15 @@ class SimRobot:
 
     def observe(self, cameras: Iterable[str]) -> RobotObservation:
         """Rendered frames and joint state from one sim instant, plus ground truth when ``privileged``."""
+        started = time.monotonic()  # the scene is captured first, so the frames are at most this old
         observation = self.backend.observation(tuple(cameras))
         extra = {"world_state": self.backend.world_state().model_dump(mode="json")} if self.privileged else {}
         return RobotObservation(
-            images=observation.images, state=observation.state, stamp=observation.stamp, privileged=extra
+            images=observation.images,
+            state=observation.state,
+            stamp=observation.stamp,
+            privileged=extra,
+            age_s=time.monotonic() - started,
         )
 
     def act(self, action: npt.NDArray[np.float64], period_s: float) -> None:

@@ -27,3 +27,5 @@ class FailureKind(StrEnum):
     POLICY_ERROR = "policy_error"
     ABORTED = "aborted"
     UNKNOWN = "unknown"
+    SENSOR_STALE = "sensor_stale"
+    """A camera frame or joint state was older than the skill allows, and no fresh one came in time."""

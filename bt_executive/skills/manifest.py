@@ -32,6 +32,7 @@ from pydantic import (
 from bt_executive.skills.failures import FailureKind
 from bt_executive.skills.predicates import PredicateText
 from bt_executive.skills.strategy import RecoveryStrategy
+from bt_executive.skills.vla_robot_binding import VlaRobotBinding
 
 SKILL_ID_PATTERN = r"^[a-z0-9][a-z0-9_\-]{0,63}/[a-z0-9][a-z0-9_\-]{0,63}$"
 """``owner/name``: lower-case, so ids compare and slug the same everywhere."""
@@ -199,6 +200,10 @@ class VlaBinding(BaseModel):
     step_limit: int = Field(default=300, ge=1, le=100_000)
     replan_steps: int = Field(default=5, ge=1, le=1000, description="re-query the policy every N actions")
     success_check: PredicateText | None = None
+    robot: VlaRobotBinding = Field(
+        default_factory=VlaRobotBinding,
+        description="the robot's ROS 2 topics, joints, action space and staleness bound (defaults: the sim)",
+    )
 
     @model_validator(mode="after")
     def _one_transport(self) -> Self:

@@ -10,9 +10,11 @@
 Transport-neutral on purpose. The embedded robot implements it over the
 MuJoCo backend (``bt_executive.sim.vla_robot.SimRobot``), where ``act``
 advances simulated time by exactly one period (lockstep). On a real robot it
-would be ROS 2 topics: camera images and joint states in, a joint-command
-topic out, the world-state topic for ``world_state``; that implementation is
-not written yet.
+is ROS 2 topics (``bt_executive.skills.ros_robot.RosRobot``): camera images
+and joint states in, a joint-trajectory topic out, the world-state topic for
+``world_state``; there ``act`` publishes and returns, so the loop paces itself.
+A robot whose sensors went quiet raises ``SensorStale`` from ``observe`` or
+``act``: the loop fails ``sensor_stale`` rather than act blind.
 """
 
 from __future__ import annotations
@@ -38,6 +40,16 @@ class RobotObservation:
     """Robot (or sim) time of the observation, seconds."""
     privileged: Mapping[str, Any] = field(default_factory=dict)
     """Simulator ground truth for oracle policies (JSON-like); empty on a real robot."""
+    age_s: float = 0.0
+    """How old its oldest part (frame or joint state) was when handed over, wall seconds (0 in process)."""
+
+
+class SensorStale(RuntimeError):
+    """No fresh enough frame or joint state arrived in time; ``evidence`` names the sensors and their ages."""
+
+    def __init__(self, message: str, evidence: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.evidence: dict[str, Any] = dict(evidence or {})
 
 
 @runtime_checkable

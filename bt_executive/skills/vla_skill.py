@@ -35,6 +35,7 @@ wall-clock deadline (``timeout_s``)         FAILURE ``timeout`` / ``deadline_exc
 policy raised, server traceback, dropped    FAILURE ``policy_error`` (reason from the
 connection, malformed chunk                 ``PolicyError``; detail holds the traceback)
 no policy server reachable                  FAILURE ``server_unavailable``
+no fresh frame or joint state in time       FAILURE ``sensor_stale`` (evidence: which, how old)
 arguments invalid / prompt unformattable    FAILURE ``invalid_params``, nothing moves
 the robot raised (e.g. the sim is busy)     FAILURE ``aborted`` / ``robot_error``
 halted by the tree (``terminate(INVALID)``)  ``preempted``; the robot holds still
@@ -50,7 +51,13 @@ time by one period (lockstep), so the control rate is a rate in sim time and
 the loop runs as fast as the CPU allows; staleness is measured in wall time,
 because that is the time a real policy server's latency spends.
 ``VlaOptions.realtime`` paces actions to wall time (one per period) for a
-robot whose ``act`` does not block for its period.
+robot whose ``act`` does not block for its period: ``RosRobot``, which
+publishes each action on the manifest's command topic and returns.
+
+Evidence of a run also carries the loop's own figures: the control rate it
+achieved (wall time, first to last action), the observation age at
+inference (median, p99; 0 in process) and, in ``last_stats``, the wall
+times of each policy answer and the action that followed it.
 
 Stopping: on preemption or the deadline the tick thread sets the run's stop
 flag and calls ``robot.hold()`` (cheap), and drops the connection of a policy
@@ -89,7 +96,7 @@ from bt_executive.skills.parameters import InvalidArguments, validate_arguments
 from bt_executive.skills.policy import Policy, PolicyError, PolicyObservation, check_chunk, load_policy
 from bt_executive.skills.policy_client import PolicyClient
 from bt_executive.skills.predicates import Predicate
-from bt_executive.skills.robot_interface import RobotInterface
+from bt_executive.skills.robot_interface import RobotInterface, SensorStale
 
 _log = logging.getLogger(__name__)
 _DETAIL_MAX = 4000
@@ -101,7 +108,9 @@ class VlaOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    cameras: tuple[str, ...] = Field(default=("front", "wrist"), description="cameras in each observation")
+    cameras: tuple[str, ...] | None = Field(
+        default=None, description="cameras in each observation; None: the manifest's vla.robot.cameras"
+    )
     max_chunk_latency_s: float | None = Field(
         default=None, gt=0.0, description="a chunk later than this after its observation is discarded; None: 2 periods"
     )
@@ -145,10 +154,24 @@ class _Stats:
     latencies_s: list[float] = field(default_factory=list)
     discarded_latencies_s: list[float] = field(default_factory=list)
     observation_bytes: int = 0
+    observation_ages_s: list[float] = field(default_factory=list)
+    """Age of each observation handed to the policy (oldest part), wall seconds."""
+    acted_at: list[float] = field(default_factory=list)
+    """``time.monotonic()`` of every action handed to the robot."""
+    answers: list[tuple[float, float]] = field(default_factory=list)
+    """Per executed chunk: ``time.time()`` of the policy's answer, and of its first action handed to the robot."""
+
+    def achieved_rate_hz(self) -> float | None:
+        """Actions per wall second, first to last (None with fewer than two)."""
+        if len(self.acted_at) < 2 or self.acted_at[-1] <= self.acted_at[0]:
+            return None
+        return (len(self.acted_at) - 1) / (self.acted_at[-1] - self.acted_at[0])
 
     def evidence(self) -> dict[str, JsonValue]:
         """JSON-friendly counters for ``SkillResult.evidence``."""
         latencies = self.latencies_s or [0.0]
+        ages = sorted(self.observation_ages_s) or [0.0]
+        rate = self.achieved_rate_hz()
         evidence: dict[str, JsonValue] = {
             "steps": self.steps,
             "queries": self.queries,
@@ -156,6 +179,11 @@ class _Stats:
             "latency_ms": {
                 "median": round(statistics.median(latencies) * 1e3, 3),
                 "max": round(max(latencies) * 1e3, 3),
+            },
+            "control_rate_hz": round(rate, 3) if rate is not None else None,
+            "observation_age_ms": {
+                "median": round(statistics.median(ages) * 1e3, 3),
+                "p99": round(ages[min(len(ages) - 1, int(0.99 * len(ages)))] * 1e3, 3),
             },
         }
         if self.discarded_latencies_s:
@@ -191,6 +219,7 @@ class VlaSkill(py_trees.behaviour.Behaviour):
         self.step_limit = self.options.step_limit or self.binding.step_limit
         self.replan_steps = self.options.replan_steps or self.binding.replan_steps
         self.max_latency_s = self.options.max_chunk_latency_s or 2.0 * self.period_s
+        self.cameras = self.options.cameras or tuple(self.binding.robot.cameras)
         self._policy = policy
         self._policy_lock = threading.Lock()
 
@@ -201,6 +230,8 @@ class VlaSkill(py_trees.behaviour.Behaviour):
         self.prompt = ""
         self._run: _Run | None = None
         self._worker: threading.Thread | None = None
+        self.last_stats: _Stats | None = None
+        """The counters of the latest run (benchmarks read its timings)."""
 
     @property
     def policy(self) -> Policy | None:
@@ -329,6 +360,7 @@ class VlaSkill(py_trees.behaviour.Behaviour):
 
     def _work(self, run: _Run, success: Predicate | None) -> None:
         stats = _Stats()
+        self.last_stats = stats
         try:
             policy = self._resolve_policy(run)
             self._loop(run, policy, success, stats)
@@ -343,6 +375,9 @@ class VlaSkill(py_trees.behaviour.Behaviour):
                     stats.evidence(),
                 )
             )
+        except SensorStale as err:
+            evidence = {**stats.evidence(), **{k: _json(v) for k, v in err.evidence.items()}}
+            run.finish(_failed(FailureKind.SENSOR_STALE, "sensor_stale", run, str(err), evidence))
         except _RobotError as err:
             run.finish(_failed(FailureKind.ABORTED, "robot_error", run, err.text, stats.evidence()))
         except Exception:
@@ -410,6 +445,7 @@ class VlaSkill(py_trees.behaviour.Behaviour):
                     continue
                 stale_in_a_row = 0
                 stats.latencies_s.append(latency)
+                stats.answers.append((time.time(), 0.0))
                 queue = deque(chunk)
                 since_query = 0
             action = queue.popleft()
@@ -418,7 +454,10 @@ class VlaSkill(py_trees.behaviour.Behaviour):
                 time.sleep(max(0.0, next_due - time.monotonic()))
             if run.stop.is_set():
                 return
+            if since_query == 0 and stats.answers and stats.answers[-1][1] == 0.0:
+                stats.answers[-1] = (stats.answers[-1][0], time.time())
             self._act(action)
+            stats.acted_at.append(time.monotonic())
             stats.steps += 1
             since_query += 1
             self._set_feedback(run, "acting", stats)
@@ -429,13 +468,16 @@ class VlaSkill(py_trees.behaviour.Behaviour):
     def _query(self, policy: Policy, stats: _Stats) -> tuple[np.ndarray, float]:
         """Observe, then ask the policy; the chunk and how long after the observation it came."""
         try:
-            seen = self.robot.observe(self.options.cameras)
+            seen = self.robot.observe(self.cameras)
+        except SensorStale:
+            raise
         except Exception as err:
             raise _RobotError(f"observe failed: {err!r}") from err
         observation = PolicyObservation(
             images=seen.images, state=seen.state, prompt=self.prompt, privileged=seen.privileged
         )
         stats.observation_bytes = sum(int(image.nbytes) for image in seen.images.values())
+        stats.observation_ages_s.append(seen.age_s)
         handed_at = time.monotonic()
         raw = policy.infer(observation)
         latency = time.monotonic() - handed_at
@@ -445,6 +487,8 @@ class VlaSkill(py_trees.behaviour.Behaviour):
     def _act(self, action: np.ndarray) -> None:
         try:
             self.robot.act(action, self.period_s)
+        except SensorStale:
+            raise
         except Exception as err:
             raise _RobotError(f"act failed: {err!r}") from err
 
@@ -480,6 +524,17 @@ class _RobotError(Exception):
     def __init__(self, text: str) -> None:
         super().__init__(text)
         self.text = text
+
+
+def _json(value: object) -> JsonValue:
+    """A JSON-friendly copy of evidence a robot reported (dicts, lists, numbers, strings; others as text)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json(v) for v in value]
+    return str(value)
 
 
 def _failed(

@@ -8,19 +8,24 @@ manifest's ``kind``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import py_trees
 
 from bt_executive.skills.call import SkillCall
 from bt_executive.skills.leaf import WorldStateSource
-from bt_executive.skills.manifest import SkillKind
+from bt_executive.skills.manifest import SkillKind, SkillManifest
 from bt_executive.skills.registry import SkillRegistry
 
 if TYPE_CHECKING:
     from rclpy.node import Node
 
     from bt_executive.skills.action_skill import ActionSkillOptions
+    from bt_executive.skills.vla_skill import VlaOptions
+
+RobotProvider = Callable[[SkillManifest], Any]
+"""The robot interface a VLA skill's manifest reaches (on a robot: a ``RosRobot`` for its ``vla.robot`` block)."""
 
 
 class LeafFactory(Protocol):
@@ -32,7 +37,13 @@ class LeafFactory(Protocol):
 
 
 class SkillLeafFactory:
-    """Builds leaves from the registry's manifests: ROS action skills on ``node``, VLA loops on ``robot``."""
+    """Builds leaves from the registry's manifests: ROS action skills on ``node``, VLA loops on a robot.
+
+    A VLA leaf drives ``robot`` (one robot interface for every VLA skill, as
+    in process over the sim) or, when given, ``robots(manifest)`` (the
+    executive: one ``RosRobot`` per manifest's topics). ``vla_endpoint``
+    replaces every VLA manifest's policy transport with that websocket server.
+    """
 
     def __init__(
         self,
@@ -42,12 +53,18 @@ class SkillLeafFactory:
         robot: Any = None,
         world: WorldStateSource | None = None,
         action_options: ActionSkillOptions | None = None,
+        robots: RobotProvider | None = None,
+        vla_options: VlaOptions | None = None,
+        vla_endpoint: str | None = None,
     ) -> None:
         self.registry = registry
         self.node = node
         self.robot = robot
         self.world = world
         self.action_options = action_options
+        self.robots = robots
+        self.vla_options = vla_options
+        self.vla_endpoint = vla_endpoint
 
     def __call__(self, call: SkillCall, *, name: str, key: str) -> py_trees.behaviour.Behaviour:
         """Dispatch on the manifest's kind; a missing transport is a clear error, not a late crash."""
@@ -59,11 +76,15 @@ class SkillLeafFactory:
 
             return RosActionSkill(manifest, call, self.node, self.action_options, name=name, key=key)
         if manifest.kind is SkillKind.VLA:
-            if self.robot is None:
+            robot = self.robots(manifest) if self.robots is not None else self.robot
+            if robot is None:
                 raise ValueError(f"{call.skill} is a vla skill: the leaf factory needs a robot interface")
             from bt_executive.skills.vla_skill import VlaSkill
 
-            return VlaSkill(manifest, call, self.robot, name=name, key=key)
+            if self.vla_endpoint and manifest.vla is not None:
+                binding = manifest.vla.model_copy(update={"policy": None, "endpoint": self.vla_endpoint})
+                manifest = manifest.model_copy(update={"vla": binding})
+            return VlaSkill(manifest, call, robot, options=self.vla_options, name=name, key=key)
         from bt_executive.skills.builtin_skills import make_builtin_leaf
 
         return make_builtin_leaf(manifest, call, name=name, key=key, world=self.world)

@@ -54,6 +54,7 @@ def test_failure_taxonomy_is_exactly_the_designed_set() -> None:
         "policy_error",
         "aborted",
         "unknown",
+        "sensor_stale",
     }
 
 
