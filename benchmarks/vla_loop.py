@@ -214,11 +214,23 @@ def main() -> int:
     print(f"{'outcomes':38} {','.join(ros['outcomes']):>14} {','.join(local['outcomes']):>14}")
     rate_ok = ros["rate_ratio"] is not None and ros["rate_ratio"] >= RATE_TARGET
     age_ok = ros["obs_age_p99_frames"] is not None and ros["obs_age_p99_frames"] <= AGE_TARGET_FRAMES
-    print(f"targets: rate >= {RATE_TARGET} x requested: {'met' if rate_ok else 'NOT met'}; "
-          f"observation age p99 <= {AGE_TARGET_FRAMES:g} frame periods: {'met' if age_ok else 'NOT met'}")
+    print(
+        f"targets: rate >= {RATE_TARGET} x requested: {'met' if rate_ok else 'NOT met'}; "
+        f"observation age p99 <= {AGE_TARGET_FRAMES:g} frame periods: {'met' if age_ok else 'NOT met'}"
+    )
     if args.json:
-        print(json.dumps({"rate_hz": args.rate, "runs": args.runs, "ros": ros, "in_process": local,
-                          "rate_target_met": rate_ok, "age_target_met": age_ok}))
+        print(
+            json.dumps(
+                {
+                    "rate_hz": args.rate,
+                    "runs": args.runs,
+                    "ros": ros,
+                    "in_process": local,
+                    "rate_target_met": rate_ok,
+                    "age_target_met": age_ok,
+                }
+            )
+        )
     return 0 if all(o == "SUCCESS" for o in ros["outcomes"] + local["outcomes"]) else 1
 
 

@@ -165,8 +165,9 @@ class SimRobotTopics:
             self._record(message, received, sim_time, measured, final, duration, accepted=True, hold=hold)
             return
         reason = self._run(commands)
-        accepted = not reason
-        self._record(message, received, sim_time, measured, final, duration, accepted=accepted, reason=reason, hold=hold)
+        self._record(
+            message, received, sim_time, measured, final, duration, accepted=not reason, reason=reason, hold=hold
+        )
 
     def _segments(self, message: Any, start: TickCommand) -> list[tuple[TickCommand, int]]:
         """The trajectory's points as (target, ticks to reach it) pairs; ValueError naming what is wrong."""
