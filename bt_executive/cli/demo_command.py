@@ -8,6 +8,15 @@ world state, and ends with a summary: final reason, steps, retries, replans,
 wall time, the run directory and the command that replays it in the viewer.
 ``--faults FILE`` injects failures to show recovery; ``--planner local``
 plans with the real local model.
+
+``--vla`` runs the arm as a VLA-driven robot: a third process serves the
+oracle policy over openpi's websocket protocol (``bt-executive
+policy-server``), the executive runs with the ``tabletop_vla_arm`` profile
+(no scripted pick/place: "put X on Y" routes to ``tabletop/vla_manipulate``)
+and reaches the policy at that server, and the skill drives the sim only
+through its camera, joint-state and joint-trajectory topics. The summary
+adds the control loop's figures (rate, observation age, policy latency)
+and the sim's own record of the commands it received.
 """
 
 from __future__ import annotations
@@ -15,18 +24,31 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 DEFAULT_TASK = "put the red cube on the green plate"
 DEFAULT_CHECK = "on(red_cube, plate)"
+VLA_TASK = "put the blue cube in the bowl"
+VLA_CHECK = "on(blue_cube, bowl)"
+VLA_SEED = 1
+"""A layout where the blue cube and the bowl are both in the oracle's top-down reach."""
+VLA_PROFILE = "tabletop_vla_arm.yaml"
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``demo``."""
     demo = commands.add_parser("demo", help="run sim + executive + planner on one task, end to end")
-    demo.add_argument("task", nargs="?", default=DEFAULT_TASK, help=f'the task (default: "{DEFAULT_TASK}")')
+    demo.add_argument(
+        "task", nargs="?", default=None, help=f'the task (default: "{DEFAULT_TASK}"; with --vla "{VLA_TASK}")'
+    )
+    demo.add_argument(
+        "--vla",
+        action="store_true",
+        help="drive the arm with a VLA skill: sim topics + oracle policy server (websocket) + executive",
+    )
     demo.add_argument(
         "--faults",
         type=Path,
@@ -60,24 +82,36 @@ def run_demo(args: argparse.Namespace) -> int:
     from bt_executive.cli.run_command import ProgressPrinter
     from bt_executive.cli.task_client import TaskClient
     from bt_executive.executive.run_dir import default_runs_root
+    from bt_executive.resources import config_dir
 
     namespace = args.namespace or f"/demo_{os.getpid()}"
     runs_root = Path(args.run_dir) if args.run_dir else default_runs_root()
-    check = args.check if args.check is not None else (DEFAULT_CHECK if args.task == DEFAULT_TASK else "")
+    default_task, default_check = (VLA_TASK, VLA_CHECK) if args.vla else (DEFAULT_TASK, DEFAULT_CHECK)
+    task = args.task if args.task is not None else default_task
+    check = args.check if args.check is not None else (default_check if task == default_task else "")
+    seed = args.seed if args.seed is not None else (VLA_SEED if args.vla else None)
     started = time.monotonic()
     faults = f", faults {args.faults}" if args.faults else ""
-    print(f"bt_executive demo: {args.task!r} (planner {args.planner}{faults})")
+    vla = ", VLA over ROS topics + websocket policy" if args.vla else ""
+    print(f"bt_executive demo: {task!r} (planner {args.planner}{faults}{vla})")
     group = ProcessGroup(echo=sys.stderr if args.verbose else None)
+    record = tempfile.NamedTemporaryFile(prefix="bt_vla_commands_", suffix=".jsonl", delete=False)  # noqa: SIM115
+    record.close()
     try:
         sim_args = ["sim", "--namespace", namespace]
         sim_args += ["--faults", str(args.faults)] if args.faults else []
-        sim_args += ["--seed", str(args.seed)] if args.seed is not None else []
+        sim_args += ["--seed", str(seed)] if seed is not None else []
+        sim_args += ["--record", record.name] if args.vla else []
         sim = group.start("sim", sim_args, ready=r"^sim ready")
-        executive = group.start(
-            "executive",
-            ["serve", "--namespace", namespace, "--planner", args.planner, "--run-dir", str(runs_root)],
-            ready=r"^executive ready",
-        )
+        serve_args = ["serve", "--namespace", namespace, "--planner", args.planner, "--run-dir", str(runs_root)]
+        if args.vla:
+            policy = group.start("policy", ["policy-server", "--policy", "oracle", "--port", "0"], ready=r"ready: ws")
+            ready = group.wait_ready(policy, 60)
+            print(f"  {ready}")
+            endpoint = ready.split("ready: ", 1)[1].split()[0]
+            capabilities = config_dir() / "robots" / VLA_PROFILE
+            serve_args += ["--capabilities", str(capabilities), "--vla-endpoint", endpoint]
+        executive = group.start("executive", serve_args, ready=r"^executive ready")
         print(f"  {group.wait_ready(sim, 120)}")
         print(f"  {group.wait_ready(executive, 120)}")
         with RosProcess(threads=4) as process:
@@ -86,7 +120,7 @@ def run_demo(args: argparse.Namespace) -> int:
             process.start()
             if not client.wait_for_server(30.0):
                 raise ChildFailed(f"the executive never answered at {client.action_name}")
-            result = client.run(args.task, args.planner, ProgressPrinter(), timeout_s=args.timeout)
+            result = client.run(task, args.planner, ProgressPrinter(), timeout_s=args.timeout)
             world = _sim_world(node, namespace)
     except (ChildFailed, TimeoutError) as err:
         print(f"demo failed: {err}", file=sys.stderr)
@@ -96,7 +130,37 @@ def run_demo(args: argparse.Namespace) -> int:
         group.stop()
         return 1
     codes = group.stop()
-    return _summarise(result, world, check, runs_root, time.monotonic() - started, codes)
+    code = _summarise(result, world, check, runs_root, time.monotonic() - started, codes)
+    if args.vla:
+        _summarise_vla(result, Path(record.name))
+    Path(record.name).unlink(missing_ok=True)
+    return code
+
+
+def _summarise_vla(result: Any, record: Path) -> None:
+    """The control loop's figures (from the skill's evidence) and the sim's record of what it received."""
+    import json
+
+    vla = [a for a in result.attempts if a.call.skill.endswith("vla_manipulate")]
+    print("  control loop")
+    for attempt in vla:
+        evidence = attempt.result.evidence
+        age = evidence.get("observation_age_ms") or {}
+        latency = evidence.get("latency_ms") or {}
+        print(
+            f"    {attempt.call.label()}: {attempt.result.reason}, {evidence.get('steps')} actions, "
+            f"{evidence.get('queries')} policy queries over {evidence.get('transport')}, "
+            f"rate {evidence.get('control_rate_hz')} Hz, observation age median {age.get('median')} ms "
+            f"p99 {age.get('p99')} ms, policy latency median {latency.get('median')} ms"
+        )
+    lines = [json.loads(line) for line in record.read_text().splitlines() if line.strip()] if record.exists() else []
+    accepted = [r for r in lines if r["accepted"]]
+    holds = sum(1 for r in lines if r["hold"])
+    span = accepted[-1]["sim_time"] - accepted[0]["sim_time"] if len(accepted) > 1 else 0.0
+    print(
+        f"    sim record: {len(lines)} joint trajectories received, {len(accepted)} executed, {holds} holds, "
+        f"{span:.1f} s of sim time driven over ROS"
+    )
 
 
 def _sim_world(node: Any, namespace: str) -> Any:

@@ -12,6 +12,7 @@ arguments valid against their schemas::
 
     "put the red cube on the green plate"
       -> pick(red_cube), place_on(plate)      "green plate" -> plate (words)
+      -> vla_manipulate(red_cube, plate)      on a robot whose profile leaves out pick/place
 
 On a replan it reads the attempt records (``attempt_history``): an object
 that was not found or not reachable is ruled out, so the phrase resolves to
@@ -39,6 +40,8 @@ from bt_executive.skills.registry import SkillRegistry, UnknownSkill
 from bt_executive.skills.world_state import WorldState
 
 PLANNER_NAME = "stub"
+VLA_PUT = "vla_manipulate"
+"""What "put X on Y" becomes on a robot without pick and place_on skills (a VLA-driven arm)."""
 PARKING_SURFACE = "table"
 """Where a held object is put down when the next step needs an empty gripper."""
 
@@ -239,6 +242,10 @@ class _PlanBuilder:
             if self.holds(relation, obj, target):
                 self.skip(f"put({obj}, {target})", _atom(relation, obj, target))
                 return
+        if not self.has_skill("place_on") and self.has_skill(VLA_PUT):
+            # A robot that manipulates through a VLA policy: one closed-loop call picks and places.
+            self.emit(VLA_PUT, {"object": obj, "target": target}, intent.clause)
+            return
         self._grasp(obj, intent)
         self.emit("place_on", {"target": target}, intent.clause, [_atom("on", obj, target)])
 
