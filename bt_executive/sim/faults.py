@@ -9,7 +9,10 @@ A fault file (``config/faults/*.yaml``) describes what goes wrong:
   the next one, i.e. mid-task) an object disappears or is moved out of reach;
 - ``slowdown``: motions take ``factor`` times longer (so deadlines bite);
 - ``server_crash``: carried for the ROS layer, which kills a skill server
-  after N goals; the simulation itself does nothing with it.
+  after N goals; the simulation itself does nothing with it;
+- ``camera_dropout``: carried for the ROS layer too: a camera topic goes
+  silent once sim time passes ``after_s`` (a driver that died), so a VLA
+  skill must notice its frames going stale.
 
 Every random draw comes from a generator seeded by the fault file's ``seed``
 (or the backend's layout seed), one stream per fault kind, and a fixed
@@ -78,6 +81,15 @@ class ServerCrashFault(BaseModel):
     restart_after_s: float | None = Field(default=None, gt=0.0, description="None: stays down")
 
 
+class CameraDropoutFault(BaseModel):
+    """A camera stops publishing once sim time passes ``after_s`` (acted on by the sim's robot topics)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    after_s: float = Field(ge=0.0, description="sim time after which the camera publishes nothing")
+    cameras: tuple[str, ...] = Field(default=("front",), min_length=1, description="cameras that go silent")
+
+
 class FaultConfig(BaseModel):
     """A fault file: which faults to inject and the seed that makes them repeatable."""
 
@@ -90,6 +102,7 @@ class FaultConfig(BaseModel):
     object_removed: tuple[ObjectRemovalFault, ...] = ()
     slowdown: SlowdownFault | None = None
     server_crash: ServerCrashFault | None = None
+    camera_dropout: CameraDropoutFault | None = None
 
     @classmethod
     def from_yaml(cls, path: Path) -> FaultConfig:

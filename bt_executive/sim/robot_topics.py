@@ -26,7 +26,9 @@ While nothing advances the sim (lockstep between commands, or a scripted
 skill owning the arm), a heartbeat at the camera rate keeps the topics alive
 the way a real robot's drivers do: it republishes the latest frames and the
 joint state, rendering afresh only if sim time moved since the last frame
-(a skill ran). Frames are rendered only while someone subscribes.
+(a skill ran). Frames are rendered only while someone subscribes. A fault
+file's ``camera_dropout`` silences cameras once sim time passes its
+``after_s``, as a dead driver would.
 
 Every command is recorded (``records``, and as JSON lines in ``record_path``):
 when it arrived (wall and sim time, its header stamp), the target, the arm's
@@ -290,12 +292,22 @@ class SimRobotTopics:
             }
             self._last_frame_time = observation.stamp
             self.frames_rendered += 1
+        silent = self._silent_cameras()
         for camera, message in self._last_images.items():
-            self._image_pubs[camera].publish(message)
-            self.frames_published += 1
+            if camera not in silent:
+                self._image_pubs[camera].publish(message)
+                self.frames_published += 1
         self._publish_state()
         if render and self._on_frames is not None:
             self._on_frames()
+
+    def _silent_cameras(self) -> tuple[str, ...]:
+        """Cameras a ``camera_dropout`` fault has silenced by now."""
+        config = self._backend.fault_config
+        dropout = config.camera_dropout if config is not None else None
+        if dropout is None or self._backend.sim_time < dropout.after_s:
+            return ()
+        return dropout.cameras
 
     def _publish_state(self) -> None:
         with self._backend.lock:

@@ -22,9 +22,16 @@ def test_the_ros2_launch_file_runs_serve_with_a_params_file() -> None:
     assert {"bt_executive", "bt-executive", "serve", "--params", "executive.yaml"} <= strings
 
 
-def test_the_shipped_robot_launch_starts_the_sim_then_the_executive() -> None:
+def test_the_shipped_robot_launch_starts_the_sim_the_policy_server_then_the_executive() -> None:
     spec = load_model(config_dir() / "robot.yaml", LaunchFile)
-    assert [p.args[0] for p in spec.processes] == ["sim", "serve"]
+    assert [p.args[0] for p in spec.processes] == ["sim", "policy-server", "serve"]
+
+
+def test_the_shipped_robot_launch_points_the_executive_at_its_policy_server() -> None:
+    spec = load_model(config_dir() / "robot.yaml", LaunchFile)
+    policy, serve = spec.processes[1].args, spec.processes[2].args
+    port = policy[policy.index("--port") + 1]
+    assert serve[serve.index("--vla-endpoint") + 1] == f"ws://127.0.0.1:{port}"
 
 
 @pytest.mark.parametrize(

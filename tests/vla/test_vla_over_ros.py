@@ -1,0 +1,210 @@
+"""The VLA skill over ROS 2, across processes: ``bt-executive sim`` in a child process, its topics only.
+
+The sim publishes camera images and joint states and executes
+``JointTrajectory`` commands (recording each one); the test process drives
+it with a ``VlaSkill`` over a ``RosRobot``, as the executive does. Faults
+come from outside the skill: a camera that goes silent (a fault file), a
+policy server that is killed, a preemption by the tree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import py_trees
+import pytest
+
+from bt_executive.cli.process_group import ProcessGroup
+from bt_executive.executive.world_cache import WorldStateCache
+from bt_executive.resources import config_dir
+from bt_executive.sim.backend import SimBackend
+from bt_executive.sim.oracle_policy import OraclePolicy
+from bt_executive.skills import SkillCall, SkillManifest
+from bt_executive.skills.failures import FailureKind
+from bt_executive.skills.ros_robot import RosRobot
+from bt_executive.skills.sensor_msgs_conversion import image_array, stamp_to_seconds
+from bt_executive.skills.vla_skill import VlaOptions, VlaSkill
+from bt_executive.testing import RosHarness
+from tests.vla.conftest import SEED, PolicyServerProcess, with_endpoint
+
+pytestmark = [pytest.mark.ros, pytest.mark.sim, pytest.mark.slow]
+
+Status = py_trees.common.Status
+
+
+@contextmanager
+def sim_process(domain_id: int, namespace: str, tmp_path: Path, *extra: str) -> Iterator[Path]:
+    """``bt-executive sim`` (lockstep, layout ``SEED``) on this test's domain and namespace; its record file."""
+    record = tmp_path / "commands.jsonl"
+    env = {**os.environ, "ROS_DOMAIN_ID": str(domain_id)}
+    with ProcessGroup(echo=None, env=env) as group:
+        sim = group.start(
+            "sim",
+            ["sim", "--namespace", namespace, "--seed", str(SEED), "--record", str(record), *extra],
+            ready=r"^sim ready",
+        )
+        group.wait_ready(sim, 120)
+        yield record
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    """The sim's record of the joint trajectories it received."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+class Driver:
+    """A VlaSkill over a RosRobot on a node of the test's harness, ticked like a tree would."""
+
+    def __init__(self, harness: RosHarness, manifest: SkillManifest, call: SkillCall, policy: Any = None) -> None:
+        assert manifest.vla is not None
+        node = harness.node("vla_driver")
+        self.world = WorldStateCache(node, "world_state")
+        self.robot = RosRobot(node, manifest.vla.robot, self.world.latest)
+        self.leaf = VlaSkill(manifest, call, self.robot, policy, VlaOptions(realtime=True))
+        harness.start()
+        harness.wait_until(self.sensing, 30.0, "the sim's world state, joint state and camera frames")
+
+    def sensing(self) -> bool:
+        """Whether every stream the skill needs has delivered at least once."""
+        return self.world.latest() is not None and all(
+            self.robot.received.get(name, 0) > 0 for name in ("joint_state", "front", "wrist")
+        )
+
+    def tick_until(self, done: Any, timeout_s: float = 60.0) -> None:
+        """Tick every 20 ms until ``done()`` or the leaf stops running."""
+        deadline = time.monotonic() + timeout_s
+        self.leaf.tick_once()
+        while self.leaf.status is Status.RUNNING and not done() and time.monotonic() < deadline:
+            time.sleep(0.02)
+            self.leaf.tick_once()
+
+
+def test_the_camera_frame_on_the_topic_is_the_renderers_frame(
+    ros_harness: RosHarness, ros_domain_id: int, tmp_path: Path
+) -> None:
+    from sensor_msgs.msg import Image
+
+    frames: list[Any] = []
+    with sim_process(ros_domain_id, ros_harness.namespace, tmp_path):
+        node = ros_harness.node("camera_check")
+        node.create_subscription(Image, "camera/front/image_raw", frames.append, 2)
+        ros_harness.start()
+        ros_harness.wait_until(lambda: bool(frames), 30.0, "a front camera frame")
+    message = frames[0]
+    backend = SimBackend.from_files(seed=SEED)  # the same world at the same instant, rendered here
+    try:
+        expected = backend.render("front")
+    finally:
+        backend.close()
+    received = image_array(message)
+    assert (message.encoding, message.step, stamp_to_seconds(message.header.stamp)) == ("rgb8", 224 * 3, 0.0)
+    assert not np.array_equal(expected, expected[::-1])  # the row order is visible in this picture
+    assert np.array_equal(received, expected)
+
+
+def test_a_silent_camera_fails_the_skill_sensor_stale_within_the_bound(
+    ros_harness: RosHarness,
+    ros_domain_id: int,
+    tmp_path: Path,
+    vla_manifest: SkillManifest,
+    blue_in_bowl: SkillCall,
+) -> None:
+    faults = config_dir() / "faults" / "camera_dropout.yaml"
+    with sim_process(ros_domain_id, ros_harness.namespace, tmp_path, "--faults", str(faults)):
+        driver = Driver(ros_harness, vla_manifest, blue_in_bowl, OraclePolicy())
+        driver.tick_until(lambda: False)
+        ended = time.monotonic()
+        last_frame = driver.robot._latest["front"].arrived
+    assert vla_manifest.vla is not None
+    bound = vla_manifest.vla.robot
+    result = driver.leaf.result
+    assert result is not None
+    stale = result.evidence.get("stale")
+    assert (result.failure_kind, isinstance(stale, dict) and "front" in stale) == (FailureKind.SENSOR_STALE, True)
+    # stale after max_age_s, failed after waiting stale_timeout_s more; one tick and one period of slack
+    assert ended - last_frame <= bound.max_age_s + bound.stale_timeout_s + 0.3
+
+
+def test_a_killed_policy_server_fails_the_skill_policy_error(
+    ros_harness: RosHarness,
+    ros_domain_id: int,
+    tmp_path: Path,
+    vla_manifest: SkillManifest,
+    blue_in_bowl: SkillCall,
+) -> None:
+    server = PolicyServerProcess()
+    try:
+        with sim_process(ros_domain_id, ros_harness.namespace, tmp_path) as record:
+            driver = Driver(ros_harness, with_endpoint(vla_manifest, server.url), blue_in_bowl)
+            stats = lambda: driver.leaf.last_stats  # noqa: E731
+            driver.tick_until(lambda: stats() is not None and stats().steps >= 10)  # type: ignore[union-attr]
+            server.process.send_signal(signal.SIGKILL)
+            driver.tick_until(lambda: False)
+            received = records(record)
+    finally:
+        server.stop()
+    result = driver.leaf.result
+    assert result is not None
+    assert (driver.leaf.status, result.failure_kind, len(received) >= 10) == (
+        Status.FAILURE,
+        FailureKind.POLICY_ERROR,
+        True,
+    ), result
+
+
+def test_a_preempted_skill_leaves_the_arm_holding_by_the_sims_record(
+    ros_harness: RosHarness,
+    ros_domain_id: int,
+    tmp_path: Path,
+    vla_manifest: SkillManifest,
+    blue_in_bowl: SkillCall,
+) -> None:
+    with sim_process(ros_domain_id, ros_harness.namespace, tmp_path) as record:
+        driver = Driver(ros_harness, vla_manifest, blue_in_bowl, OraclePolicy())
+        driver.tick_until(lambda: driver.leaf.last_stats is not None and driver.leaf.last_stats.steps >= 15)
+        driver.leaf.stop(Status.INVALID)  # what a halting tree does
+        driver.leaf.join()
+        time.sleep(1.0)
+        settled = records(record)
+        time.sleep(0.5)
+        later = records(record)
+    last = settled[-1]
+    moving = [r for r in settled if not r["hold"]]
+    result = driver.leaf.result
+    assert result is not None
+    assert (result.failure_kind, last["accepted"], last["hold"], len(moving) >= 10, len(later)) == (
+        FailureKind.PREEMPTED,
+        True,
+        True,
+        True,
+        len(settled),
+    ), last
+
+
+def test_the_vla_demo_runs_the_skill_through_the_executive_over_topics_and_a_websocket(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    done = subprocess.run(
+        [sys.executable, "-m", "bt_executive.cli.main", "demo", "--vla", "--run-dir", str(runs)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    output = done.stdout + done.stderr
+    checks = (
+        done.returncode,
+        "final_reason  done" in output,
+        "sim check     on(blue_cube, bowl): holds" in output,
+        "policy queries over websocket" in output,
+        "0 joint trajectories received" not in output,
+    )
+    assert checks == (0, True, True, True, True), output
