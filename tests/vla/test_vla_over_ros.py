@@ -80,6 +80,11 @@ class Driver:
             self.robot.received.get(name, 0) > 0 for name in ("joint_state", "front", "wrist")
         )
 
+    def steps(self) -> int:
+        """Actions the leaf has handed to the robot in its current run."""
+        stats = self.leaf.last_stats
+        return stats.steps if stats is not None else 0
+
     def tick_until(self, done: Any, timeout_s: float = 60.0) -> None:
         """Tick every 20 ms until ``done()`` or the leaf stops running."""
         deadline = time.monotonic() + timeout_s
@@ -146,8 +151,7 @@ def test_a_killed_policy_server_fails_the_skill_policy_error(
     try:
         with sim_process(ros_domain_id, ros_harness.namespace, tmp_path) as record:
             driver = Driver(ros_harness, with_endpoint(vla_manifest, server.url), blue_in_bowl)
-            stats = lambda: driver.leaf.last_stats  # noqa: E731
-            driver.tick_until(lambda: stats() is not None and stats().steps >= 10)  # type: ignore[union-attr]
+            driver.tick_until(lambda: driver.steps() >= 10)
             server.process.send_signal(signal.SIGKILL)
             driver.tick_until(lambda: False)
             received = records(record)
@@ -171,7 +175,7 @@ def test_a_preempted_skill_leaves_the_arm_holding_by_the_sims_record(
 ) -> None:
     with sim_process(ros_domain_id, ros_harness.namespace, tmp_path) as record:
         driver = Driver(ros_harness, vla_manifest, blue_in_bowl, OraclePolicy())
-        driver.tick_until(lambda: driver.leaf.last_stats is not None and driver.leaf.last_stats.steps >= 15)
+        driver.tick_until(lambda: driver.steps() >= 15)
         driver.leaf.stop(Status.INVALID)  # what a halting tree does
         driver.leaf.join()
         time.sleep(1.0)
