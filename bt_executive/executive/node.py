@@ -45,7 +45,7 @@ from bt_executive.llm.plan import Planner
 from bt_executive.resources import default_skill_dirs
 from bt_executive.skills.call import AttemptRecord
 from bt_executive.skills.capabilities import RobotCapabilities
-from bt_executive.skills.manifest import SkillKind, SkillManifest
+from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.ros_robot import RosRobot
 from bt_executive.skills.vla_skill import VlaOptions
@@ -104,11 +104,9 @@ class ExecutiveNode:
         self._task_group = ReentrantCallbackGroup()
         self.world = WorldStateCache(self.node, params.world_state_topic, self._task_group)
         self.front_camera = FrameCache(self.node, params.front_camera_topic)
-        # One RosRobot per VLA robot binding, made now so its topics are discovered before the first task.
+        # One RosRobot per VLA robot binding, made when a VLA leaf first needs it: until then the
+        # cameras cost nothing (the sim renders only for subscribers).
         self._robots: dict[str, RosRobot] = {}
-        for manifest in self.registry:
-            if manifest.kind is SkillKind.VLA:
-                self.robot_for(manifest)
         self.leaf_factory = SkillLeafFactory(
             self.registry,
             node=self.node,

@@ -14,6 +14,8 @@ of each topic. A message is *fresh* while it arrived within ``max_age_s``
 the robot and this machine need not agree). ``observe`` and ``act`` wait up
 to ``stale_timeout_s`` for every sensor to be fresh, then raise
 ``SensorStale`` naming the stale ones: no command goes out on stale state.
+A sensor that never delivered yet (a subscription just made, still being
+discovered) gets ``FIRST_CONTACT_S`` instead.
 
 ``act`` publishes one ``JointTrajectory`` point to reach after one control
 period (header stamp: this host's wall clock at publishing, so the robot
@@ -54,6 +56,8 @@ STATE = "joint_state"
 """The name the joint-state stream goes by in staleness reports."""
 HOLD_DURATION_S = 0.1
 """How soon a hold command asks to be at the measured position."""
+FIRST_CONTACT_S = 5.0
+"""How long to wait for a sensor that never delivered yet (discovery of a new subscription), not stale_timeout_s."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +124,10 @@ class RosRobot:
     def _fresh(self, sensors: tuple[str, ...]) -> dict[str, _Latest]:
         """The newest message of each sensor once all are fresh; ``SensorStale`` after ``stale_timeout_s``."""
         bound = self.binding.max_age_s
-        deadline = time.monotonic() + self.binding.stale_timeout_s
+        with self._changed:
+            never = any(name not in self._latest for name in sensors)
+        wait_s = max(self.binding.stale_timeout_s, FIRST_CONTACT_S) if never else self.binding.stale_timeout_s
+        deadline = time.monotonic() + wait_s
         with self._changed:
             while True:
                 now = time.monotonic()
@@ -138,8 +145,8 @@ class RosRobot:
             f"{topics.get(n, n)} ({'nothing received' if a is None else f'{a:.2f} s old'})" for n, a in ages.items()
         )
         raise SensorStale(
-            f"no message fresher than {bound:g} s within {self.binding.stale_timeout_s:g} s on {described}",
-            {"stale": ages, "max_age_s": bound, "waited_s": self.binding.stale_timeout_s},
+            f"no message fresher than {bound:g} s within {wait_s:g} s on {described}",
+            {"stale": ages, "max_age_s": bound, "waited_s": wait_s},
         )
 
     def _state(self, latest: _Latest) -> npt.NDArray[np.float64]:

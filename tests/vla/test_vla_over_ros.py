@@ -9,12 +9,15 @@ policy server that is killed, a preemption by the tree.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,18 +26,25 @@ from typing import Any
 import numpy as np
 import py_trees
 import pytest
+import yaml
 
 from bt_executive.cli.process_group import ProcessGroup
+from bt_executive.cli.task_client import TaskClient
+from bt_executive.executive.node import ExecutiveNode
+from bt_executive.executive.params import ExecutiveParams
+from bt_executive.executive.planner_factory import make_planner
 from bt_executive.executive.world_cache import WorldStateCache
 from bt_executive.resources import config_dir
 from bt_executive.sim.backend import SimBackend
 from bt_executive.sim.oracle_policy import OraclePolicy
 from bt_executive.skills import SkillCall, SkillManifest
+from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.failures import FailureKind
 from bt_executive.skills.ros_robot import RosRobot
 from bt_executive.skills.sensor_msgs_conversion import image_array, stamp_to_seconds
 from bt_executive.skills.vla_skill import VlaOptions, VlaSkill
 from bt_executive.testing import RosHarness
+from bt_executive.testing.scripted_llm import ScriptedLLMServer, ScriptedReply
 from tests.vla.conftest import SEED, PolicyServerProcess, with_endpoint
 
 pytestmark = [pytest.mark.ros, pytest.mark.sim, pytest.mark.slow]
@@ -212,3 +222,60 @@ def test_the_vla_demo_runs_the_skill_through_the_executive_over_topics_and_a_web
         "0 joint trajectories received" not in output,
     )
     assert checks == (0, True, True, True, True), output
+
+
+def _png_pixels(data_url: str) -> np.ndarray:
+    """The RGB pixels of a ``camera_image`` PNG data URL (filter type 0 on every row, as it writes them)."""
+    png = base64.b64decode(data_url.split(",", 1)[1])
+    width, height = struct.unpack(">II", png[16:24])
+    idat, at = b"", 8
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        if png[at + 4 : at + 8] == b"IDAT":
+            idat += png[at + 8 : at + 8 + length]
+        at += 12 + length
+    rows = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(height, 1 + width * 3)
+    return rows[:, 1:].reshape(height, width, 3)
+
+
+def test_a_vision_profile_planning_in_the_node_sees_the_front_camera_frame_from_the_topic(
+    ros_harness: RosHarness,
+    ros_domain_id: int,
+    tmp_path: Path,
+    scripted_llm: ScriptedLLMServer,
+    clean_blackboard: None,
+) -> None:
+    llm = tmp_path / "llm.yaml"
+    vlm = {"description": "a vision-language model", "model": "openai/vlm", "api_base": scripted_llm.base_url}
+    profiles: dict[str, dict[str, object]] = {
+        "stub": {"planner": "stub", "description": "no model"},
+        "vlm": {**vlm, "vision": True},
+    }
+    llm.write_text(yaml.safe_dump({"default": "stub", "profiles": profiles}))
+    scripted_llm.queue(ScriptedReply.tool_calls(("tabletop__home", {})))
+    params = ExecutiveParams(world_state_wait_s=10.0, run_dir=str(tmp_path / "runs"), llm_config=str(llm))
+    robot = RobotCapabilities.from_yaml(params.capabilities_path())
+    nodes: list[ExecutiveNode] = []
+    with sim_process(ros_domain_id, ros_harness.namespace, tmp_path):
+        # serve's wiring: the planner sees the node's own front-camera cache
+        executive = ExecutiveNode(
+            ros_harness.context,
+            params,
+            lambda profile, registry: make_planner(profile, registry, llm, robot, nodes[0].front_camera.frame),
+            namespace=ros_harness.namespace,
+        )
+        nodes.append(executive)
+        ros_harness.adopt(executive.node)
+        client = TaskClient(ros_harness.node("client"), ros_harness.namespace)
+        ros_harness.start()
+        assert client.wait_for_server(15.0)
+        client.run("go home", "vlm", timeout_s=60.0)
+        executive.shutdown()
+    backend = SimBackend.from_files(seed=SEED)  # the sim has not moved: the frame it showed is this one
+    try:
+        expected = backend.render("front")
+    finally:
+        backend.close()
+    urls = scripted_llm.requests[0].image_urls()
+    assert (len(urls), executive.front_camera.received > 0) == (1, True)
+    assert np.array_equal(_png_pixels(urls[0]), expected)
