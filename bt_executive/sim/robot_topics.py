@@ -205,6 +205,8 @@ class SimRobotTopics:
 
     def _run(self, commands: list[TickCommand]) -> str:
         """Lockstep: execute a trajectory now, publishing sensors as sim time passes; why not, or ''."""
+        if self._frame_due():  # the frame of the instant the trajectory starts from, if it was never shown
+            self._publish_frames(render=True)
         for command in commands:
             try:
                 self._backend.tick(command)
@@ -267,11 +269,15 @@ class SimRobotTopics:
     def _after_tick(self) -> None:
         """Joint state after every tick; frames when due in sim time."""
         self._last_advance_wall = time.monotonic()
-        now = self._backend.sim_time
-        if _frame_index(now, self.frame_period) > _frame_index(self._last_frame_time, self.frame_period):
+        if self._frame_due():
             self._publish_frames(render=True)
         else:
             self._publish_state()
+
+    def _frame_due(self) -> bool:
+        """Whether sim time reached a multiple of the frame period that has no frame yet."""
+        now = self._backend.sim_time
+        return _frame_index(now, self.frame_period) > _frame_index(self._last_frame_time, self.frame_period)
 
     def _heartbeat(self) -> None:
         """Nothing advanced the sim for a frame period: republish (render only if a skill moved it)."""
