@@ -44,7 +44,9 @@ from typing import Any
 import py_trees
 
 from bt_executive.resources import default_skill_dirs
+from bt_executive.sim.backend import default_scene_path
 from bt_executive.sim.oracle_policy import OraclePolicy
+from bt_executive.sim.scene import Scene
 from bt_executive.skills import SkillCall, SkillManifest, SkillRegistry
 from bt_executive.skills.vla_skill import VlaOptions, VlaSkill
 
@@ -73,7 +75,7 @@ def _run_leaf(leaf: VlaSkill, timeout_s: float = 120.0) -> py_trees.common.Statu
 def _summarise(stats: list[Any], rate_hz: float, latencies_s: list[float], frames_per_s: float) -> dict[str, Any]:
     rates = [s.achieved_rate_hz() for s in stats if s.achieved_rate_hz() is not None]
     ages = [a for s in stats for a in s.observation_ages_s]
-    frame_period = 1.0 / 10.0
+    frame_period = 1.0 / Scene.from_yaml(default_scene_path()).camera_streams.rate_hz
     return {
         "rate_ratio": round(statistics.median(rates) / rate_hz, 4) if rates else None,
         "achieved_hz": round(statistics.median(rates), 3) if rates else None,

@@ -13,6 +13,13 @@ use the node's default group. A goal's execute callback only waits on an
 event and publishes feedback, so no callback ever waits on another, and the
 tree itself never blocks (planners run on a worker, leaves poll futures).
 
+VLA skills run too: their leaves drive the robot over its camera,
+joint-state and joint-trajectory topics (``RosRobot``, one per manifest
+``vla.robot`` block, made when first needed) and reach their policy in
+process or at a policy server (``vla_endpoint`` overrides every manifest's).
+A ``vision`` planner profile sees the newest frame of ``front_camera_topic``
+(``front_camera``, subscribed on first use).
+
 One task at a time: a new goal preempts the running task (its tree is
 halted, its goals cancelled, it ends ``preempted``); a cancel request does
 the same to its own task.
