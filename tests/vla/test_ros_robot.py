@@ -1,0 +1,87 @@
+"""RosRobot on its own: the action space and gripper range of its binding, and no command on stale state."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+
+from bt_executive.skills.robot_interface import SensorStale
+from bt_executive.skills.ros_robot import RosRobot
+from bt_executive.skills.sensor_msgs_conversion import image_message
+from bt_executive.skills.vla_robot_binding import GripperBinding, VlaRobotBinding
+from bt_executive.testing import RosHarness
+
+pytestmark = pytest.mark.ros
+
+BINDING = VlaRobotBinding(
+    cameras={"front": "cam/front"},
+    arm_joints=("a", "b"),
+    gripper=GripperBinding(joint="g", range=(0.0, 0.05)),
+    action_space="delta_joints",
+    max_age_s=0.2,
+    stale_timeout_s=0.3,
+)
+
+
+class Rig:
+    """A RosRobot and, on another node, a fake robot: a joint-state and camera publisher, a command recorder."""
+
+    def __init__(self, harness: RosHarness) -> None:
+        from sensor_msgs.msg import Image, JointState
+        from trajectory_msgs.msg import JointTrajectory
+
+        self.robot = RosRobot(harness.node("executive"), BINDING)
+        fake = harness.node("fake_robot")
+        self.commands: list[Any] = []
+        self.state_pub = fake.create_publisher(JointState, "joint_states", 10)
+        self.image_pub = fake.create_publisher(Image, "cam/front", 10)
+        fake.create_subscription(JointTrajectory, "arm_controller/joint_trajectory", self.commands.append, 10)
+        self.joint_state = JointState
+        harness.start()
+
+    def publish_sensors(self, positions: list[float]) -> None:
+        """One joint state (names b, g, a: order must not matter) and one camera frame."""
+        state = self.joint_state()
+        state.name = ["b", "g", "a"]
+        state.position = [positions[1], positions[2], positions[0]]
+        self.state_pub.publish(state)
+        self.image_pub.publish(image_message(np.zeros((4, 4, 3), np.uint8), 0.0, "front"))
+
+
+def test_a_delta_action_is_added_to_the_measured_joints_and_the_gripper_is_clipped(ros_harness: RosHarness) -> None:
+    rig = Rig(ros_harness)
+    ros_harness.wait_until(
+        lambda: (rig.publish_sensors([0.5, -0.25, 0.01]) or True) and rig.robot.received.get("front", 0) > 0,
+        10.0,
+        "the fake robot's sensors",
+    )
+    ros_harness.wait_until(lambda: rig.robot._publisher.get_subscription_count() > 0, 10.0, "the command subscriber")
+    rig.publish_sensors([0.5, -0.25, 0.01])
+    rig.robot.act(np.array([0.1, 0.2, 0.5]), 0.1)
+    ros_harness.wait_until(lambda: bool(rig.commands), 10.0, "the command")
+    command = rig.commands[-1]
+    point = command.points[0]
+    assert (list(command.joint_names), np.round(point.positions, 6).tolist(), point.time_from_start.nanosec) == (
+        ["a", "b", "g"],
+        [0.6, -0.05, 0.05],
+        100_000_000,
+    )
+
+
+def test_no_command_goes_out_on_a_stale_joint_state(ros_harness: RosHarness) -> None:
+    rig = Rig(ros_harness)
+    ros_harness.wait_until(
+        lambda: (rig.publish_sensors([0.0, 0.0, 0.0]) or True) and rig.robot.received.get("front", 0) > 0,
+        10.0,
+        "the fake robot's sensors",
+    )
+    time.sleep(BINDING.max_age_s + 0.05)  # the robot went quiet
+    started = time.monotonic()
+    with pytest.raises(SensorStale) as raised:
+        rig.robot.act(np.zeros(3), 0.1)
+    waited = time.monotonic() - started
+    stale = raised.value.evidence["stale"]
+    assert (sorted(stale), rig.commands, waited < BINDING.stale_timeout_s + 0.2) == (["front", "joint_state"], [], True)
