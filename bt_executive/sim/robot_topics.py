@@ -290,7 +290,8 @@ class SimRobotTopics:
         return any(pub.get_subscription_count() > 0 for pub in self._image_pubs.values())
 
     def _publish_frames(self, *, render: bool) -> None:
-        if render and self._subscribed():
+        render = render and self._subscribed()
+        if render:
             observation = self._backend.observation(self._cameras)
             self._last_images = {
                 camera: image_message(image, observation.stamp, f"{camera}_camera")
