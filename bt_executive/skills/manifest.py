@@ -116,6 +116,8 @@ def _metaschema_validator(cls: type[Validator]) -> Validator:
 
 def check_parameter_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """Refuse a parameter schema that is not a valid, self-contained object schema."""
+    if not isinstance(schema.get("$schema", ""), str):  # jsonschema would crash looking it up
+        raise ValueError("$schema must be a string naming a JSON Schema dialect")
     cls = validator_for(schema, default=Draft202012Validator)
     err = best_match(_metaschema_validator(cls).iter_errors(schema))
     if err is not None:
