@@ -158,7 +158,8 @@ def _summarise_vla(result: Any, record: Path) -> None:
     holds = sum(1 for r in lines if r["hold"])
     span = accepted[-1]["sim_time"] - accepted[0]["sim_time"] if len(accepted) > 1 else 0.0
     print(
-        f"    sim record: {len(lines)} joint trajectories received, {len(accepted)} executed, {holds} holds, "
+        f"    sim record: {len(lines)} joint trajectories received, {len(accepted)} executed "
+        f"({holds} to where the arm already was), "
         f"{span:.1f} s of sim time driven over ROS"
     )
 
