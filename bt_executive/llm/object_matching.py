@@ -6,14 +6,22 @@ objects in the current world state, by the first rule that finds anything:
 1. exact: the phrase is an id ("red cube" or "red_cube" -> ``red_cube``);
 2. substring: the phrase starts a word of an id ("red" -> ``red_cube``);
 3. words: every word of the phrase is among the object's words - its id's
-   words, its colour, its category and the container it is in - after a few
-   synonyms ("green plate" -> ``plate``, "red block" -> ``red_cube``,
-   "cabinet drawer" -> ``drawer``).
+   words, its colour, its category and the container it is in - after the
+   lexicon's synonyms (``config/lexicon.yaml``: "green plate" -> ``plate``,
+   "crimson block" -> ``red_cube``, "cabinet drawer" -> ``drawer``).
 
-A rule that finds more than one object is an ambiguity, reported with every
-candidate rather than settled by a guess; no match at all names the objects
-there are. Ids a replan has ruled out (not found, unreachable) are passed as
-``exclude`` and never chosen.
+Every word must match, so a different colour or category is never
+substituted: "the purple cube" matches nothing when there is no purple cube,
+and that is a refusal (``UnknownObject``) naming the objects there are. A
+rule that finds more than one object is an ambiguity, refused with every
+candidate rather than settled by a guess. Ids a replan has ruled out (not
+found, unreachable) are passed as ``exclude`` and never chosen; when they
+were the only match, planning fails (the world changed), which is not a
+refusal of the request.
+
+``expand_phrase`` reads lists and quantifiers: "the red and the blue cube"
+is two phrases, "all the cubes" / "every block" / "both cubes" one phrase
+that may match several objects.
 """
 
 from __future__ import annotations
@@ -24,59 +32,65 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from bt_executive.llm.plan import PlannerError
+from bt_executive.llm.lexicon import load_lexicon
+from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.world_state import ObjectState, WorldState
 
 MatchRule = Literal["exact", "substring", "words"]
 
-SYNONYMS: dict[str, str] = {
-    "block": "cube",
-    "brick": "cube",
-    "box": "cube",
-    "dish": "plate",
-    "saucer": "plate",
-    "cupboard": "cabinet",
-    "gray": "grey",
-}
-"""Words users say for the categories and colours the world states name."""
-
-ARTICLES = frozenset({"the", "a", "an", "this", "that"})
+ARTICLES = frozenset({"the", "a", "an", "this", "that", "those", "these"})
 """Leading words that only point at an object, dropped before any rule."""
 
-IGNORED_WORDS = frozenset(
-    {"the", "a", "an", "one", "thing", "object", "item", "small", "big", "little", "large", "tiny"}
-)
-"""Words that name no property an object has here, dropped before matching by words."""
+
+def synonyms() -> dict[str, str]:
+    """Words users say for the categories and colours the world states name (from the lexicon)."""
+    return load_lexicon().synonyms()
+
+
+def ignored_words() -> frozenset[str]:
+    """Words that name no property an object has here, dropped before matching by words."""
+    return frozenset(load_lexicon().ignored)
 
 
 class ObjectMatchError(PlannerError):
     """A phrase could not be resolved to exactly one world-state id."""
 
-    def __init__(self, phrase: str, message: str) -> None:
-        self.phrase = phrase
-        super().__init__(message)
+    phrase: str
 
 
-class UnknownObject(ObjectMatchError):
-    """No object in the world state matches the phrase."""
+class UnknownObject(ObjectMatchError, PlannerRefused):
+    """No object in the world state matches the phrase: the task names something that is not here."""
 
     def __init__(self, phrase: str, known: Iterable[str], excluded: Iterable[str] = ()) -> None:
+        self.phrase = phrase
         self.known = tuple(known)
         self.excluded = tuple(excluded)
         ruled_out = f" (ruled out after failed attempts: {', '.join(self.excluded)})" if self.excluded else ""
-        super().__init__(
-            phrase, f"no object matches {phrase!r}{ruled_out}; objects in the world: {', '.join(self.known) or 'none'}"
+        PlannerRefused.__init__(
+            self,
+            f"no object matches {phrase!r}{ruled_out}; objects in the world: {', '.join(self.known) or 'none'}",
+            RefusalKind.NO_SUCH_OBJECT,
         )
 
 
-class AmbiguousObject(ObjectMatchError):
+class RuledOutObject(ObjectMatchError):
+    """Every object the phrase matches was ruled out by failed attempts: the world changed under the task."""
+
+    def __init__(self, phrase: str, excluded: Iterable[str]) -> None:
+        self.phrase = phrase
+        self.excluded = tuple(excluded)
+        super().__init__(
+            f"no object matches {phrase!r} any more (ruled out after failed attempts: {', '.join(self.excluded)})"
+        )
+
+
+class AmbiguousObject(ObjectMatchError, PlannerRefused):
     """More than one object matches the phrase equally well."""
 
     def __init__(self, phrase: str, candidates: Iterable[str]) -> None:
-        self.candidates = tuple(candidates)
-        super().__init__(
-            phrase,
-            f"{phrase!r} is ambiguous: it matches {', '.join(self.candidates)}; name one of them",
+        self.phrase = phrase
+        PlannerRefused.__init__(
+            self, f"{phrase!r} is ambiguous: name one of them", RefusalKind.AMBIGUOUS, candidates=tuple(candidates)
         )
 
 
@@ -124,7 +138,8 @@ def match_objects(
         substring = [o.id for o in pool if starts_word.search(o.id)]
         if substring:
             return ObjectMatch(phrase=phrase, ids=tuple(substring), rule="substring")
-    wanted = {SYNONYMS.get(w, w) for w in words} - IGNORED_WORDS
+    table = synonyms()
+    wanted = {table.get(w, w) for w in words} - ignored_words()
     if wanted:
         by_words = [o.id for o in pool if wanted <= object_words(o)]
         if by_words:
@@ -138,8 +153,75 @@ def resolve_object(
     """The one object ``phrase`` names; UnknownObject or AmbiguousObject (with the candidates) otherwise."""
     match = match_objects(phrase, world, exclude=exclude, among=among)
     if not match.ids:
+        if exclude and match_objects(phrase, world, among=among).ids:
+            raise RuledOutObject(phrase, sorted(exclude))
         known = sorted(o.id for o in world.objects if o.id not in exclude and (among is None or o.id in among))
         raise UnknownObject(phrase, known, sorted(exclude))
     if len(match.ids) > 1:
         raise AmbiguousObject(phrase, match.ids)
     return match
+
+
+_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+as well as\s+|\s*&\s*")
+
+
+def _singular(word: str) -> str:
+    """A plural category word's singular, through the lexicon ("blocks" -> "cube"), else the word."""
+    table = synonyms()
+    if word in table:
+        return table[word]
+    if word.endswith("es") and word[:-2] in load_lexicon().categories:
+        return word[:-2]
+    if word.endswith("s") and word[:-1] in load_lexicon().categories:
+        return word[:-1]
+    return word
+
+
+def expand_phrase(phrase: str) -> tuple[tuple[str, ...], bool]:
+    """The phrases a possibly plural phrase stands for, and whether it is quantified ("all the cubes").
+
+    "the red and the blue cube" -> (("the red cube", "the blue cube"), False): the last part's category
+    noun goes to the parts that have none. "all the cubes", "every block", "both cubes" and a plain
+    plural ("the cubes") -> (("cube",), True): every object it matches, one step each.
+    """
+    lex = load_lexicon()
+    text = " ".join(phrase.lower().split())
+    quantified = False
+    for quantifier in sorted(lex.quantifiers, key=len, reverse=True):
+        if text == quantifier or text.startswith(quantifier + " "):
+            text = text[len(quantifier) :].strip()
+            quantified = True
+            break
+    parts = [p for p in _LIST_SPLIT.split(text) if p]
+    categories = load_lexicon().category_words() | set(lex.categories)
+    words_of = [phrase_words(p) for p in parts]
+    head = next((w[-1] for w in reversed(words_of) if w and w[-1] in categories), None)
+    expanded = []
+    for words in words_of:
+        core = [w for w in words if w not in ARTICLES and w not in ("one", "ones")]
+        if not core:
+            continue
+        last = core[-1]
+        plural = last.endswith("s") and _singular(last) != last
+        if plural and not quantified and len(parts) == 1:
+            quantified = True
+        core[-1] = _singular(last) if (plural or quantified) else last
+        if head is not None and core[-1] not in categories and len(parts) > 1:
+            core.append(_singular(head))
+        expanded.append(" ".join(core))
+    if not expanded:
+        return ((phrase,), False)
+    if len(expanded) > 1:
+        quantified = False
+    return (tuple(expanded), quantified)
+
+
+def resolve_all(
+    phrase: str, world: WorldState, *, exclude: Collection[str] = (), among: Collection[str] | None = None
+) -> tuple[str, ...]:
+    """Every object a quantified phrase ("all the cubes") matches, in id order; refused when none does."""
+    match = match_objects(phrase, world, exclude=exclude, among=among)
+    if not match.ids:
+        known = sorted(o.id for o in world.objects if o.id not in exclude and (among is None or o.id in among))
+        raise UnknownObject(phrase, known, sorted(exclude))
+    return match.ids

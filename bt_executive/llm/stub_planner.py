@@ -14,6 +14,23 @@ arguments valid against their schemas::
       -> pick(red_cube), place_on(plate)      "green plate" -> plate (words)
       -> vla_manipulate(red_cube, plate)      on a robot whose profile leaves out pick/place
 
+A step whose precondition does not hold is not simply refused: the planner
+first tries to achieve it (``achieve``), by bounded backward chaining over the
+manifests' effects (depth <= 3): a skill whose effect, unified with the
+missing predicate, names all its required arguments (``holding(x)`` <-
+``pick(x)``, ``drawer_open(d)`` <- ``open_drawer(d)``, ``at_home`` <-
+``home``), plus two rules with a free choice: ``gripper_empty`` puts the held
+object down on the table, and ``clear(x)`` moves what rests on x to the
+table. Each inserted step says why in its rationale. A precondition that
+names an affordance (``graspable(table)``) is not achieved but refused
+(``PlannerRefused``, ``not_afforded``), and so are objects that are not
+there, ambiguous phrases and skills the robot lacks.
+
+Every plan carries the task's goal (``on(red_cube, plate)``, ``in(x, bowl)``,
+``holding(x)``, ``drawer_open(d)``, ``at_home``) for the task tree to check
+in the world when the last step is done. Lists ("the red and the blue cube")
+and quantifiers ("all the cubes", in id order) expand to one intent each.
+
 On a replan it reads the attempt records (``attempt_history``): an object
 that was not found or not reachable is ruled out, so the phrase resolves to
 another match if there is one; a call that failed otherwise gets a trip home
@@ -29,9 +46,10 @@ from collections.abc import Collection, Iterable, Sequence
 from pydantic import JsonValue
 
 from bt_executive.llm.attempt_history import AttemptHistory, RetryState, call_key
-from bt_executive.llm.object_matching import resolve_object
-from bt_executive.llm.plan import Plan, PlannerError
+from bt_executive.llm.object_matching import expand_phrase, resolve_all, resolve_object
+from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind
 from bt_executive.llm.task_grammar import Intent, IntentAction, parse_task
+from bt_executive.skills.affordances import AFFORDANCE_NAMES
 from bt_executive.skills.call import AttemptRecord, SkillCall
 from bt_executive.skills.conditions import SymbolicState, bind
 from bt_executive.skills.parameters import InvalidArguments, validate_arguments
@@ -45,12 +63,25 @@ VLA_PUT = "vla_manipulate"
 PARKING_SURFACE = "table"
 """Where a held object is put down when the next step needs an empty gripper."""
 
+CHAIN_DEPTH = 3
+"""How many achieving steps deep backward chaining may go for one unmet precondition."""
+
 _NOTES_LIMIT = 4000
 _RATIONALE_LIMIT = 200
 
 
-class MissingSkill(PlannerError):
+class MissingSkill(PlannerRefused):
     """The task needs a skill this robot's registry does not have."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason, RefusalKind.MISSING_SKILL)
+
+
+class NotAfforded(PlannerRefused):
+    """The task asks for something an object does not allow (pick up the table)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason, RefusalKind.NOT_AFFORDED)
 
 
 class UnplannableStep(PlannerError):
@@ -78,16 +109,25 @@ class StubPlanner:
         """Plan ``task`` from ``world_state``, learning from ``prior_attempts``; PlannerError if it cannot."""
         intents = parse_task(task)
         history = AttemptHistory.from_attempts(prior_attempts)
-        builder = _PlanBuilder(self._registry, self._owner, world_state, history)
-        for intent in intents:
-            builder.add(intent)
+        builder = _PlanBuilder(self._registry, self._owner, world_state, history, self.name)
+        try:
+            for intent in intents:
+                builder.add(intent)
+        except PlannerRefused as refusal:
+            if prior_attempts and refusal.kind is RefusalKind.NO_SUCH_OBJECT:
+                # It was there when the task was accepted: the world changed under the task, an error.
+                raise PlannerError(refusal.reason) from refusal
+            raise
         return builder.finish(len(intents))
 
 
 class _PlanBuilder:
     """One planning pass: the imagined world, the steps so far and the notes explaining them."""
 
-    def __init__(self, registry: SkillRegistry, owner: str, world: WorldState, history: AttemptHistory) -> None:
+    def __init__(
+        self, registry: SkillRegistry, owner: str, world: WorldState, history: AttemptHistory, planner_name: str
+    ) -> None:
+        self.planner_name = planner_name
         self.registry = registry
         self.owner = owner
         self.world = world
@@ -96,6 +136,8 @@ class _PlanBuilder:
         self.steps: list[SkillCall] = []
         self.notes: list[str] = []
         self.last_object: str | None = None
+        self.goal: list[Predicate] = []
+        self.depth = 0
         # Calls that succeeded in earlier attempts, so a replan does not repeat them (see already_done).
         self.done_left: Counter[str] = Counter(history.succeeded)
         if history.replan_number:
@@ -176,13 +218,7 @@ class _PlanBuilder:
                 raise RetriesExhausted(f"giving up: {failed.account()}; the stub planner will not try it again")
             if name != "home" and not self.holds("at_home"):
                 self.emit("home", {}, f"recover: {call.label()} failed ({failed.failures[-1].result.failure_kind})")
-        for text in manifest.preconditions:
-            predicate = bind(text, args)
-            if not self.state.holds(predicate):
-                raise UnplannableStep(
-                    f"cannot plan step {len(self.steps) + 1} {call.label()}: its precondition {predicate} "
-                    "does not hold there (world state and earlier steps considered)"
-                )
+        self.meet_preconditions(call, [bind(text, args) for text in manifest.preconditions])
         for text in manifest.effects:
             self.state.apply(bind(text, args))
         for effect in extra_effects:
@@ -190,6 +226,92 @@ class _PlanBuilder:
         if name != "home":
             self.state.apply(_atom("at_home", negated=True))  # every other skill moves the arm away
         self.steps.append(call)
+
+    def meet_preconditions(self, call: SkillCall, preconditions: list[Predicate]) -> None:
+        """Make every precondition of ``call`` hold, achieving unmet ones first; refuse or fail otherwise."""
+        for _ in range(4 * CHAIN_DEPTH):  # each achievement may undo an earlier one (pick undoes gripper_empty)
+            unmet = next((p for p in preconditions if not self.state.holds(p)), None)
+            if unmet is None:
+                return
+            self.refuse_if_impossible(call, unmet)
+            if self.depth >= CHAIN_DEPTH or not self.achieve(unmet, call):
+                break
+        raise UnplannableStep(
+            f"cannot plan step {len(self.steps) + 1} {call.label()}: its precondition {unmet} "
+            "does not hold there and no skill achieves it (world state and earlier steps considered)"
+        )
+
+    def refuse_if_impossible(self, call: SkillCall, unmet: Predicate) -> None:
+        """An unmet affordance or a missing object is the task's fault, not the plan's: refuse it."""
+        subject = unmet.args[0] if unmet.args else ""
+        if unmet.name in AFFORDANCE_NAMES and not unmet.negated:
+            raise NotAfforded(f"{call.label()} needs {unmet}, and {subject} is not {unmet.name} here")
+        if unmet.name == "exists" and not unmet.negated:
+            known = ", ".join(self.world.ids())
+            raise PlannerRefused(
+                f"{call.label()} needs {subject}, which is not in the world ({known})", RefusalKind.NO_SUCH_OBJECT
+            )
+
+    def achieve(self, goal: Predicate, call: SkillCall) -> bool:
+        """Insert steps that make ``goal`` hold before ``call`` (one level of backward chaining)."""
+        why = f"so that {call.label()} can run: {goal}"
+        self.depth += 1
+        try:
+            if goal.name == "gripper_empty" and not goal.negated:
+                held = self.held()
+                if held is None:
+                    return False
+                return self.park(held, why)
+            if goal.name == "clear" and not goal.negated:
+                tops = [o for o in self.world.ids() if self.state.holds(_atom("on", o, goal.args[0]))]
+                for top in tops:
+                    if not self.holds("holding", top):
+                        if not self.holds("gripper_empty"):
+                            self.meet_preconditions(call, [_atom("gripper_empty")])
+                        self.emit("pick", {"object": top}, f"move {top} off {goal.args[0]} {why}")
+                    self.park(top, why)
+                return bool(tops)
+            achiever = self.achiever(goal)
+            if achiever is None:
+                return False
+            name, args = achiever
+            self.emit(name, args, f"first {why}")
+            return True
+        finally:
+            self.depth -= 1
+
+    def achiever(self, goal: Predicate) -> tuple[str, dict[str, JsonValue]] | None:
+        """A skill of this owner whose effect, unified with ``goal``, binds every required argument."""
+        for skill in sorted(self.registry.ids()):
+            owner, _, name = skill.partition("/")
+            if owner != self.owner:
+                continue
+            manifest = self.registry.get(skill)
+            required = set((manifest.parameters or {}).get("required", ()))
+            for text in manifest.effects:
+                effect = bind(text, {})
+                if effect.name != goal.name or effect.negated != goal.negated:
+                    continue
+                args: dict[str, JsonValue] = {}
+                for param, value in zip(effect.args, goal.args, strict=True):
+                    if param in (manifest.parameters or {}).get("properties", {}):
+                        args[param] = value
+                    elif param != value:
+                        break
+                else:
+                    if required <= set(args):
+                        return name, args
+        return None
+
+    def park(self, held: str, why: str) -> bool:
+        """Put ``held`` down on the parking surface; False when there is none to use."""
+        if self.world.object(PARKING_SURFACE) is None or PARKING_SURFACE in self.history.excluded:
+            return False
+        self.notes.append(f"put {held} down on the {PARKING_SURFACE} {why}")
+        self.emit(
+            "place_on", {"target": PARKING_SURFACE}, f"put {held} down {why}", [_atom("on", held, PARKING_SURFACE)]
+        )
+        return True
 
     def free_gripper(self, keep: str | None, intent: Intent) -> None:
         """Put down whatever is held (unless it is ``keep``) so the next step gets an empty gripper."""
@@ -208,7 +330,37 @@ class _PlanBuilder:
     # -- intents ----------------------------------------------------------------------------------
 
     def add(self, intent: Intent) -> None:
-        """Expand one intent into calls (or nothing, when its effect already holds)."""
+        """Expand one intent into calls (or nothing, when its effect already holds), per object it names."""
+        for each in self.each_object(intent):
+            self.add_one(each)
+
+    def each_object(self, intent: Intent) -> list[Intent]:
+        """One intent per object a list or a quantifier names ("all the cubes": in id order)."""
+        if intent.object is None:
+            return [intent]
+        phrases, quantified = expand_phrase(intent.object)
+        if not quantified and len(phrases) == 1:
+            return [intent]
+        ids: list[str] = []
+        for phrase in phrases:
+            if quantified:
+                found = resolve_all(phrase, self.world, exclude=self.history.excluded)
+                target = self.resolve(intent.target, intent) if intent.target is not None else None
+                ids.extend(i for i in found if i != target and i not in ids)
+            else:
+                ids.append(self.resolve(phrase, intent))
+        if intent.action is IntentAction.PICK and len(ids) > 1:
+            raise NotAfforded(
+                f"{intent.clause!r} names {', '.join(ids)}, but the gripper holds one object at a time; "
+                "say where to put them"
+            )
+        self.notes.append(
+            f"{intent.object!r} -> {', '.join(ids)}" + (" (every match, in id order)" if quantified else "")
+        )
+        return [intent.model_copy(update={"object": i}) for i in ids]
+
+    def add_one(self, intent: Intent) -> None:
+        """Expand one single-object intent into calls."""
         handler = {
             IntentAction.PICK: self.pick,
             IntentAction.PUT: self.put,
@@ -228,6 +380,7 @@ class _PlanBuilder:
         args: dict[str, JsonValue] = {"object": obj}
         if self.already_done("pick", args):
             return
+        self.goal.append(_atom("holding", obj))
         if self.holds("holding", obj):
             self.skip(f"pick({obj})", _atom("holding", obj))
         else:
@@ -238,22 +391,39 @@ class _PlanBuilder:
         obj = self.resolve(intent.object, intent)
         target = self._target(intent, obj)
         self.last_object = obj
+        placed = self.placement(obj, target, intent)
+        self.goal.append(placed[-1])
         for relation in ("on", "in"):  # "in the bowl" is done whether the world says in or on
             if self.holds(relation, obj, target):
                 self.skip(f"put({obj}, {target})", _atom(relation, obj, target))
                 return
         if not self.has_skill("place_on") and self.has_skill(VLA_PUT):
             # A robot that manipulates through a VLA policy: one closed-loop call picks and places.
-            self.emit(VLA_PUT, {"object": obj, "target": target}, intent.clause)
+            self.emit(VLA_PUT, {"object": obj, "target": target}, intent.clause, placed)
             return
+        opened = _atom("drawer_open", target)
+        if self.affords(target, "openable") and not self.state.holds(opened):
+            # An openable container takes things only when open; opening needs the gripper empty.
+            self.meet_preconditions(SkillCall(skill=self.skill_id("place_on"), args={"target": target}), [opened])
         self._grasp(obj, intent)
-        self.emit("place_on", {"target": target}, intent.clause, [_atom("on", obj, target)])
+        self.emit("place_on", {"target": target}, intent.clause, placed)
+
+    def affords(self, object_id: str, affordance: str) -> bool:
+        """Whether the world says ``object_id`` affords this (a drawer listed only by id opens)."""
+        return self.state.holds(_atom(affordance, object_id))
+
+    def placement(self, obj: str, target: str, intent: Intent) -> list[Predicate]:
+        """What placing ``obj`` at ``target`` makes true; the last one is the task's goal for it."""
+        if (intent.relation == "in" and self.affords(target, "container")) or not self.affords(target, "support"):
+            return [_atom("on", obj, target), _atom("in", obj, target)]
+        return [_atom("on", obj, target)]
 
     def stack(self, intent: Intent) -> None:
         obj = self.resolve(intent.object, intent)
         base = self._target(intent, obj)
         self.last_object = obj
         stacked = _atom("on", obj, base)
+        self.goal.append(stacked)
         if self.holds("on", obj, base):
             self.skip(f"stack({obj}, {base})", stacked)
         elif self.holds("holding", obj) or not self.has_skill("stack"):
@@ -297,6 +467,7 @@ class _PlanBuilder:
         skill = "open_drawer" if opening else "close_drawer"
         args: dict[str, JsonValue] = {"drawer": drawer}
         wanted = _atom("drawer_open", drawer, negated=not opening)
+        self.goal.append(wanted)
         if self.already_done(skill, args):
             return
         if self.state.holds(wanted):
@@ -307,6 +478,7 @@ class _PlanBuilder:
         self.emit(skill, args, intent.clause)
 
     def home(self, intent: Intent) -> None:
+        self.goal.append(_atom("at_home"))
         if self.holds("at_home"):
             self.skip("home", _atom("at_home"))
         else:
@@ -333,4 +505,7 @@ class _PlanBuilder:
         notes = "; ".join(self.notes)
         if len(notes) > _NOTES_LIMIT:
             notes = notes[: _NOTES_LIMIT - 1] + "…"
-        return Plan(steps=tuple(self.steps), notes=notes, planner=PLANNER_NAME)
+        # A later clause may undo an earlier one's goal ("pick the red cube, then the blue one"): the task's
+        # goal is what its clauses leave true at the end.
+        goal = tuple(dict.fromkeys(str(g) for g in self.goal if self.state.holds(g)))
+        return Plan(steps=tuple(self.steps), goal=goal, notes=notes, planner=self.planner_name)

@@ -1,24 +1,29 @@
-"""The stub planner's task grammar: a task sentence parsed into a list of intents.
+"""The task grammar: a task sentence parsed into a list of intents, with the words from the lexicon.
 
 An intent is one thing the user asked for ("put the red cube on the green
 plate"), with the object phrases still in the user's words; matching them to
 world-state ids is ``object_matching``'s job, and turning intents into skill
-calls is ``stub_planner``'s. The grammar is small and closed, on purpose: a
-task outside it is refused with a message that lists every form and points at
-the LLM planner, rather than guessed at::
+calls is the planner's. The forms are few and closed; the words that fill
+them (verb synonyms, directions, politeness) come from ``config/lexicon.yaml``
+(``lexicon``), so "grab the crimson block and drop it onto the dish" is the
+same task as "pick up the red cube and put it on the plate". A task outside
+the forms is refused with a message that lists every form, rather than
+guessed at::
 
-    "Pick up the red block, then put it in the bowl and go home."
-      -> PICK(red block) ; PUT(it -> bowl) ; HOME
+    "Please grab the red block, then set it down in the bowl and park the arm."
+      -> PICK(red block) + PUT(it -> bowl) ; HOME
 """
 
 from __future__ import annotations
 
 import re
 from enum import StrEnum
+from functools import cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bt_executive.llm.lexicon import Lexicon, load_lexicon
 from bt_executive.llm.plan import PlannerError
 
 GRAMMAR: tuple[str, ...] = (
@@ -26,15 +31,16 @@ GRAMMAR: tuple[str, ...] = (
     "pick (up) the X (and|then|,) (put|place) (it) on|in (the) Y",
     "put|place the X on|onto|in|into (the) Y",
     "stack the X on (top of) the Y",
-    "push the X forward|back|left|right",
+    "push the X forward|back|left|right|away from you|towards you",
     "pour the X into the Y",
     "tap|press|poke|touch the X",
     "open|close the D",
     "(go) home",
 )
-"""Every form the stub planner understands; chain them with 'then', ',' or 'and then'."""
+"""Every form the deterministic planner understands (verb synonyms in config/lexicon.yaml); X may be a
+list ("the red and the blue cube") or quantified ("all the cubes"); chain forms with 'then', ',' or 'and'."""
 
-LLM_PLANNER_HINT = "For free-form tasks use the LLM planner (--planner local, or another LLM profile)"
+LLM_PLANNER_HINT = "For free-form tasks use an LLM profile (--planner auto falls back to one, or --planner local)"
 
 Direction = Literal["forward", "back", "left", "right"]
 
@@ -57,7 +63,8 @@ class Intent(BaseModel):
     """One clause of a task, with its object phrases in the user's words.
 
     ``object`` is None for a pronoun ("put it on the plate"): the object of the
-    previous clause, or the one in the gripper.
+    previous clause, or the one in the gripper. It may name several objects
+    ("the red and the blue cube", "all the cubes"); the planner expands those.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -71,7 +78,7 @@ class Intent(BaseModel):
 
 
 class TaskNotUnderstood(PlannerError):
-    """A task (or one clause of it) is outside the stub planner's grammar."""
+    """A task (or one clause of it) is outside the grammar."""
 
     def __init__(self, task: str, clause: str) -> None:
         self.task = task
@@ -79,66 +86,77 @@ class TaskNotUnderstood(PlannerError):
         forms = "; ".join(GRAMMAR)
         where = "" if clause == task else f" (the part {clause!r})"
         super().__init__(
-            f"the stub planner cannot parse {task!r}{where}. It understands: {forms}; "
-            f"chained with 'then', ',' or 'and then'. {LLM_PLANNER_HINT}."
+            f"the task grammar cannot parse {task!r}{where}. It understands: {forms}; "
+            f"chained with 'then', ',' or 'and'. {LLM_PLANNER_HINT}."
         )
 
 
-_VERBS = (
-    "pick|grab|grasp|take|lift|put|place|set|drop|move|stack|push|slide|nudge|pour|tap|press|poke|touch"
-    "|open|close|shut|go|return|head|home"
-)
-# "and" joins clauses only when a verb follows ("pick up the cube and put it ..."), so "and" inside a
-# phrase is left to the object matcher (which then refuses it with a clear message).
-_SEPARATOR = re.compile(
-    rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?|\s+and\s+then\s+|\s+then\s+|\s+and\s+(?=(?:{_VERBS})\b))\s*"
-)
-_POLITE_PREFIX = re.compile(r"^(?:(?:please|now|first|next|finally|then|and|can you|could you|would you)\s+)+")
-_POLITE_SUFFIX = re.compile(r"\s+please$")
 _ARTICLE = re.compile(r"^(?:the|a|an|that|this)\s+")
-_PRONOUN = frozenset({"it", "that", "this", "them", "one"})
+_PRONOUN = frozenset({"it", "that", "this", "them", "one", "those", "these", "both of them", "all of them"})
+_ON = r"(?P<rel>on top of|onto|on to|on|into|in to|inside of|inside|in|upon|atop|over to|over|to)"
+_IN_WORDS = frozenset({"in", "into", "in to", "inside", "inside of"})
+# Trailing words that add nothing to a placement or a pick ("from the table", "back", "down").
+_FROM = r"(?:\s+(?:from|off|off of|out of)\s+(?:the\s+)?[a-z_ ]+?)?"
 
-_OBJ = r"(?P<x>.+?)"
-_TGT = r"(?P<y>.+)"
-_ON = r"(?P<rel>on top of|onto|on|into|inside|in)"
-_CLAUSES: tuple[tuple[IntentAction, re.Pattern[str]], ...] = (
-    (
-        IntentAction.HOME,
-        re.compile(
-            r"^(?:(?:go|move|return|head)\s+)?(?:back\s+)?(?:to\s+)?(?:the\s+)?home"
-            r"(?:\s+(?:position|pose))?(?:\s+the\s+(?:arm|robot))?$"
-        ),
+# The forms, applied to what follows the verb phrase.
+_FORMS: dict[IntentAction, re.Pattern[str]] = {
+    IntentAction.PICK: re.compile(rf"^(?P<x>.+?)(?:\s+up)?{_FROM}$"),
+    IntentAction.PUT: re.compile(rf"^(?:(?P<x>.+?)\s+)?(?:(?:back|down)\s+)*{_ON}\s+(?P<y>.+)$"),
+    IntentAction.STACK: re.compile(r"^(?P<x>.+?)\s+(?:on top of|onto|on to|on|upon|atop)\s+(?P<y>.+)$"),
+    IntentAction.POUR: re.compile(
+        r"^(?:(?:the\s+)?contents\s+of\s+|from\s+)?(?P<x>.+?)\s+(?:into|in to|in|over|onto|on)\s+(?P<y>.+)$"
     ),
-    (IntentAction.STACK, re.compile(rf"^stack\s+{_OBJ}\s+(?:on top of|onto|on|upon)\s+{_TGT}$")),
-    (IntentAction.PICK, re.compile(rf"^(?:pick|grab|grasp|take|lift)(?:\s+up)?\s+{_OBJ}(?:\s+up)?$")),
-    (IntentAction.PUT, re.compile(rf"^(?:put|place|set|drop|move)(?:\s+{_OBJ})?(?:\s+down)?\s+{_ON}\s+{_TGT}$")),
-    (
-        IntentAction.PUSH,
-        re.compile(
-            rf"^(?:push|slide|nudge)\s+{_OBJ}\s+(?:(?:to|towards|toward)\s+(?:the\s+)?)?"
-            r"(?P<d>forwards?|away|backwards?|back|closer|left|right)$"
-        ),
-    ),
-    (
-        IntentAction.POUR,
-        re.compile(rf"^pour\s+(?:(?:the\s+)?contents\s+of\s+|from\s+)?{_OBJ}\s+(?:into|in|over)\s+{_TGT}$"),
-    ),
-    (IntentAction.TAP, re.compile(r"^(?:tap|press|poke|touch)\s+(?:on\s+)?(?P<x>.+)$")),
-    (IntentAction.OPEN, re.compile(r"^open\s+(?P<x>.+)$")),
-    (IntentAction.CLOSE, re.compile(r"^(?:close|shut)\s+(?P<x>.+)$")),
-)
-
-_DIRECTIONS: dict[str, Direction] = {
-    "forward": "forward",
-    "forwards": "forward",
-    "away": "forward",
-    "back": "back",
-    "backward": "back",
-    "backwards": "back",
-    "closer": "back",
-    "left": "left",
-    "right": "right",
+    IntentAction.TAP: re.compile(r"^(?:on\s+)?(?P<x>.+)$"),
+    IntentAction.OPEN: re.compile(r"^(?P<x>.+?)(?:\s+(?:up|all the way))?$"),
+    IntentAction.CLOSE: re.compile(r"^(?P<x>.+?)(?:\s+(?:up|all the way))?$"),
 }
+# Intents tried in this order when one verb means several ("move the cube left" is a push).
+_ORDER = (IntentAction.PUSH, IntentAction.STACK, IntentAction.PUT, IntentAction.POUR, IntentAction.PICK)
+
+
+class _Compiled:
+    """The lexicon turned into the regular expressions the grammar runs (built once per lexicon)."""
+
+    def __init__(self, lex: Lexicon) -> None:
+        self.verbs: dict[str, list[IntentAction]] = {}
+        for phrase, intent in lex.verb_phrases():
+            self.verbs.setdefault(phrase, []).append(IntentAction(intent))
+        for intents in self.verbs.values():
+            intents.sort(key=lambda i: _ORDER.index(i) if i in _ORDER else len(_ORDER))
+        self.verb_re = re.compile(r"^(?P<v>" + "|".join(re.escape(p) for p in self.verbs) + r")(?:\s+(?P<rest>.*))?$")
+        self.particles: list[tuple[IntentAction, re.Pattern[str]]] = []
+        for intent, forms in lex.particle_verbs.items():
+            for form in forms:
+                verb, _, particle = (part.strip() for part in form.partition("..."))
+                pattern = rf"^{re.escape(verb)}\s+(?P<x>.+?)\s+{re.escape(particle)}$"
+                self.particles.append((IntentAction(intent), re.compile(pattern)))
+        self.home = re.compile(r"^(?:" + "|".join(f"(?:{p})" for p in lex.home_phrases) + r")$")
+        directions = lex.direction_phrases()
+        self.direction_of = dict(directions)
+        alternatives = "|".join(re.escape(p) for p, _ in directions)
+        self.push = re.compile(
+            rf"^(?P<x>.+?)\s+(?:(?:a\s+(?:bit|little)|slightly|a\s+few\s+centimetres|a\s+few\s+cm)\s+)?"
+            rf"(?:(?:to|towards|toward)\s+(?:the\s+)?)?(?P<d>{alternatives})"
+            r"(?:\s+(?:a\s+(?:bit|little)|slightly|a\s+few\s+centimetres|a\s+few\s+cm))?$"
+        )
+        starters = {p.split()[0] for p in self.verbs} | {v.split()[0] for v in lex.home_verbs}
+        starters |= {form.split()[0] for forms in lex.particle_verbs.values() for form in forms}
+        words = "|".join(sorted(re.escape(w) for w in starters))
+        self.separator = re.compile(
+            r"\s*(?:,\s*(?:and\s+)?(?:then\s+)?|\s+and\s+then\s+|\s+then\s+|\s+after\s+that\s+|\s+afterwards\s+"
+            rf"|\s+and\s+(?=(?:{words})\b))\s*"
+        )
+        self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")\s+)+")
+        self.suffix = re.compile(r"(?:\s+(?:" + "|".join(_alternatives(lex.filler_suffixes)) + r"))+$")
+
+
+def _alternatives(phrases: list[str]) -> list[str]:
+    return [re.escape(p) for p in sorted(phrases, key=len, reverse=True)] or ["(?!)"]
+
+
+@cache
+def _compiled() -> _Compiled:
+    return _Compiled(load_lexicon())
 
 
 def normalise_task(task: str) -> str:
@@ -153,10 +171,11 @@ def normalise_task(task: str) -> str:
 
 def split_clauses(task: str) -> list[str]:
     """The clauses of a normalised task, split at 'then', ',', 'and then' and 'and <verb>'."""
-    parts = _SEPARATOR.split(task) if task else []
+    grammar = _compiled()
+    parts = grammar.separator.split(task) if task else []
     clauses = []
     for part in parts:
-        clause = _POLITE_SUFFIX.sub("", _POLITE_PREFIX.sub("", part.strip())).strip()
+        clause = grammar.suffix.sub("", grammar.prefix.sub("", part.strip())).strip(" ,")
         if clause:
             clauses.append(clause)
     return clauses
@@ -171,32 +190,51 @@ def object_phrase(text: str | None) -> str | None:
     return None if not bare or bare in _PRONOUN else phrase
 
 
+def _intent(action: IntentAction, clause: str, groups: dict[str, str | None]) -> Intent | None:
+    obj = object_phrase(groups.get("x"))
+    target = object_phrase(groups.get("y"))
+    # Either phrase may be a pronoun ("then put it on the plate", "open the drawer and put the cube in
+    # it"): None, and the planner resolves it to the previous clause's object (or the one held).
+    rel = groups.get("rel")
+    relation: Literal["on", "in"] | None = None
+    if rel is not None:
+        relation = "in" if rel in _IN_WORDS else "on"
+    direction = groups.get("d")
+    return Intent(
+        action=action,
+        clause=clause,
+        object=obj,
+        target=target,
+        relation=relation,
+        direction=_compiled().direction_of[direction] if direction else None,
+    )
+
+
 def parse_clause(clause: str) -> Intent | None:
     """The intent of one clause, or None when no form of the grammar matches it."""
-    for action, pattern in _CLAUSES:
+    grammar = _compiled()
+    if grammar.home.match(clause):
+        return Intent(action=IntentAction.HOME, clause=clause)
+    for action, pattern in grammar.particles:
         match = pattern.match(clause)
+        if match is not None:
+            return _intent(action, clause, match.groupdict())
+    verb = grammar.verb_re.match(clause)
+    if verb is None:
+        return None
+    rest = (verb.group("rest") or "").strip()
+    for action in grammar.verbs[verb.group("v")]:
+        if action is IntentAction.PUSH:
+            match = grammar.push.match(rest)
+        elif not rest and action is IntentAction.PUT:
+            continue
+        else:
+            match = _FORMS[action].match(rest) if rest else None
         if match is None:
             continue
-        groups = match.groupdict()
-        obj = object_phrase(groups.get("x"))
-        target = object_phrase(groups.get("y"))
-        # The object may be a pronoun ("then put it on the plate"): the planner knows what it refers to.
-        # A pronoun destination ("pour the cup into it") is not a form of the grammar.
-        if "y" in groups and target is None:
-            return None
-        rel = groups.get("rel")
-        relation: Literal["on", "in"] | None = None
-        if rel is not None:
-            relation = "in" if rel in ("in", "into", "inside") else "on"
-        d = groups.get("d")
-        return Intent(
-            action=action,
-            clause=clause,
-            object=obj,
-            target=target,
-            relation=relation,
-            direction=_DIRECTIONS[d] if d else None,
-        )
+        intent = _intent(action, clause, match.groupdict())
+        if intent is not None:
+            return intent
     return None
 
 

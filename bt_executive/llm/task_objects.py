@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import re
 
-from bt_executive.llm.object_matching import SYNONYMS, phrase_words
+from bt_executive.llm.object_matching import phrase_words, synonyms
 from bt_executive.skills.world_state import WorldState
 
 
 def task_words(task: str) -> tuple[str, ...]:
     """The task's words in order, lower case, with synonyms mapped (block -> cube, dish -> plate, ...)."""
     words = phrase_words(re.sub(r"[^\w\s-]", " ", task))
-    return tuple(SYNONYMS.get(w, w) for w in words)
+    table = synonyms()
+    return tuple(table.get(w, w) for w in words)
 
 
 def _contains(words: tuple[str, ...], part: tuple[str, ...]) -> bool:

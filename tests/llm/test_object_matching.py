@@ -8,6 +8,7 @@ import pytest
 
 from bt_executive.llm.object_matching import (
     AmbiguousObject,
+    RuledOutObject,
     UnknownObject,
     match_objects,
     resolve_object,
@@ -90,7 +91,7 @@ def test_an_excluded_id_is_never_chosen_and_the_next_match_is(world: WorldState)
 
 
 def test_excluding_the_only_match_says_it_was_ruled_out(world: WorldState) -> None:
-    with pytest.raises(UnknownObject) as err:
+    with pytest.raises(RuledOutObject) as err:
         resolve_object("the bowl", world, exclude={"bowl"})
     assert "ruled out after failed attempts: bowl" in str(err.value)
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from bt_executive.llm import MissingSkill, RetriesExhausted, StubPlanner, UnplannableStep
-from bt_executive.llm.object_matching import AmbiguousObject, UnknownObject
-from bt_executive.llm.plan import Plan, Planner, PlannerError
+from bt_executive.llm.object_matching import AmbiguousObject, RuledOutObject
+from bt_executive.llm.plan import Plan, Planner, PlannerError, PlannerRefused
 from bt_executive.llm.task_grammar import TaskNotUnderstood
 from bt_executive.resources import config_dir
 from bt_executive.sim.backend import SimBackend
@@ -301,8 +301,9 @@ def test_not_found_with_no_other_match_is_a_planner_error_naming_what_was_ruled_
     planner: StubPlanner, world: WorldState
 ) -> None:
     attempts = [failed(call("pick", object="red_cube"), FailureKind.NOT_FOUND, object="red_cube")]
-    with pytest.raises(UnknownObject, match="ruled out after failed attempts: red_cube"):
+    with pytest.raises(RuledOutObject, match="ruled out after failed attempts: red_cube") as raised:
         planner.plan("pick up the red cube", world, attempts)
+    assert not isinstance(raised.value, PlannerRefused)  # the world changed; the request itself was fine
 
 
 def test_a_physical_failure_goes_home_then_retries_the_same_call(planner: StubPlanner, world: WorldState) -> None:

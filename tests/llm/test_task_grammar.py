@@ -111,7 +111,7 @@ OUT_OF_GRAMMAR = [
     "pour the red cube",
     "stack the red cube",
     "put the red cube",
-    "pour the red cube into it",
+    "pour the red cube into",
     "pick up the red cube then fly to the moon",
 ]
 

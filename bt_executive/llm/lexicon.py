@@ -1,0 +1,125 @@
+"""The lexicon: every word the deterministic planner knows, loaded from ``config/lexicon.yaml``.
+
+Verb phrases per intent ("grab" and "lift up" mean pick), whole clauses that
+mean going home ("park the arm"), direction phrases in the robot's frame
+("away from you" is forward), colour and category synonyms ("crimson" is
+red, "dish" is plate), quantifiers ("all", "every", "each") and requests no
+skill serves ("delete", "shut down", "run the command"). Keeping them in one
+validated data file means a robot integrator widens the language without
+touching the grammar, and the grammar and the object matcher read the same
+words.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from bt_executive.resources import config_dir
+from bt_executive.skills.loader import load_model
+
+_PHRASE = r"^[a-z][a-z0-9 '\-]*$"
+_INTENTS = ("pick", "put", "stack", "push", "pour", "tap", "open", "close")
+_DIRECTIONS = ("forward", "back", "left", "right")
+
+
+def _phrases(values: list[str], field: str) -> list[str]:
+    """Lower-case phrases of plain words; an odd character is a typo in the file."""
+    cleaned = []
+    for value in values:
+        phrase = " ".join(value.lower().split())
+        if not re.match(_PHRASE, phrase):
+            raise ValueError(f"{field}: {value!r} is not a phrase of plain words")
+        cleaned.append(phrase)
+    return cleaned
+
+
+class Lexicon(BaseModel):
+    """The validated contents of the lexicon file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    verbs: dict[str, list[str]] = Field(description="intent -> verb phrases that start a clause")
+    particle_verbs: dict[str, list[str]] = Field(default_factory=dict, description="intent -> 'verb ... particle'")
+    home_verbs: list[str] = Field(default_factory=list, description="words that start a home clause")
+    filler_prefixes: list[str] = Field(default_factory=list, description="politeness dropped before a clause")
+    filler_suffixes: list[str] = Field(default_factory=list, description="politeness dropped after a clause")
+    home_phrases: list[str] = Field(description="regular expressions for whole clauses that mean go home")
+    directions: dict[str, list[str]]
+    colours: dict[str, list[str]]
+    categories: dict[str, list[str]]
+    ignored: list[str] = Field(default_factory=list)
+    quantifiers: list[str] = Field(default_factory=list)
+    out_of_scope: list[str] = Field(default_factory=list)
+
+    @field_validator("verbs", "particle_verbs")
+    @classmethod
+    def _known_intents(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for intent, words in value.items():
+            if intent not in _INTENTS:
+                raise ValueError(f"unknown intent {intent!r}; known: {', '.join(_INTENTS)}")
+            if intent in value and not words:
+                raise ValueError(f"{intent}: no phrases")
+        return value
+
+    @field_validator("directions")
+    @classmethod
+    def _known_directions(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for direction, phrases in value.items():
+            if direction not in _DIRECTIONS:
+                raise ValueError(f"unknown direction {direction!r}; known: {', '.join(_DIRECTIONS)}")
+            _phrases(phrases, f"directions.{direction}")
+        return value
+
+    @field_validator("home_phrases")
+    @classmethod
+    def _compiles(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as err:
+                raise ValueError(f"home phrase {pattern!r} is not a regular expression: {err}") from None
+        return value
+
+    # -- derived tables ---------------------------------------------------------------------------
+
+    def synonyms(self) -> dict[str, str]:
+        """Single words users say -> the colour or category word world states use."""
+        table: dict[str, str] = {}
+        for canonical, words in (*self.colours.items(), *self.categories.items()):
+            for word in words:
+                if " " not in word:
+                    table[word] = canonical
+        return table
+
+    def colour_words(self) -> frozenset[str]:
+        """Every colour word, canonical or synonym: a phrase's colour must name the object's colour."""
+        return frozenset(w for c, ws in self.colours.items() for w in (c, *ws) if " " not in w)
+
+    def category_words(self) -> frozenset[str]:
+        """Every category word, canonical or synonym."""
+        return frozenset(w for c, ws in self.categories.items() for w in (c, *ws) if " " not in w)
+
+    def verb_phrases(self) -> list[tuple[str, str]]:
+        """(phrase, intent) pairs, longest phrase first, so "pick up" wins over "pick"."""
+        pairs = [(p, i) for i, phrases in self.verbs.items() for p in _phrases(phrases, f"verbs.{i}")]
+        return sorted(pairs, key=lambda pair: (-len(pair[0]), pair[0]))
+
+    def direction_phrases(self) -> list[tuple[str, str]]:
+        """(phrase, direction) pairs, longest first."""
+        pairs = [(p, d) for d, phrases in self.directions.items() for p in phrases]
+        return sorted(pairs, key=lambda pair: (-len(pair[0]), pair[0]))
+
+
+def lexicon_path() -> Path:
+    """The shipped lexicon file."""
+    return config_dir() / "lexicon.yaml"
+
+
+@cache
+def load_lexicon(path: Path | None = None) -> Lexicon:
+    """The lexicon (cached per path); a bad file is a ManifestError naming the file and field."""
+    return load_model(path or lexicon_path(), Lexicon)
