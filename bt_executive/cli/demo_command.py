@@ -57,7 +57,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="fault file for the sim, e.g. config/faults/missed_grasp.yaml",
     )
     demo.add_argument(
-        "--planner", default="stub", metavar="PROFILE", help="planner profile: stub (default), local, ..."
+        "--planner", default="auto", metavar="PROFILE", help="planner profile: auto (default), stub, local, ..."
     )
     demo.add_argument("--seed", type=int, default=None, help="sim layout seed")
     demo.add_argument(

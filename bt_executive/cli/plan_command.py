@@ -20,7 +20,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Register ``plan``."""
     plan = commands.add_parser("plan", help="plan a task and print the plan and its compiled tree (moves nothing)")
     plan.add_argument("task", help='the task, e.g. "put the red cube on the green plate"')
-    plan.add_argument("--planner", default="stub", metavar="PROFILE", help="planner profile of config/llm.yaml")
+    plan.add_argument("--planner", default="auto", metavar="PROFILE", help="planner profile of config/llm.yaml")
     plan.add_argument("--dry-run", action="store_true", help="plan and compile only (the only mode: nothing moves)")
     plan.add_argument("--scene", type=Path, default=None, help="scene YAML for the world state (default: tabletop)")
     plan.add_argument("--seed", type=int, default=None, help="layout seed (default: the scene's)")

@@ -27,7 +27,7 @@ def add_node_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--namespace", default="", metavar="NS", help="ROS namespace of the executive and its robot")
     parser.add_argument(
-        "--planner", default=None, metavar="PROFILE", help="planner profile: stub (default), local, ..."
+        "--planner", default=None, metavar="PROFILE", help="planner profile: auto (default), stub, local, ..."
     )
     parser.add_argument("--tick-rate", type=float, default=None, metavar="HZ", help="tree tick rate")
     parser.add_argument("--max-replans", type=int, default=None, metavar="N", help="replans per task")

@@ -25,7 +25,7 @@ class ExecutiveParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     tick_rate_hz: float = Field(default=20.0, gt=0.0, le=1000.0)
-    planner: str = Field(default="stub", min_length=1)
+    planner: str = Field(default="auto", min_length=1)
     llm_config: str = ""
     skill_paths: tuple[str, ...] = ()
     capabilities: str = ""

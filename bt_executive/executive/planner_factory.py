@@ -1,4 +1,4 @@
-"""Planner profiles by name: ``stub`` (no model, the default everywhere) or an LLM profile of config/llm.yaml."""
+"""Planner profiles by name: ``auto`` (grammar first, the default), ``stub``, or an LLM profile of config/llm.yaml."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.registry import SkillRegistry
 
 STUB = "stub"
+AUTO = "auto"
 
 
 def make_planner(
@@ -26,8 +27,20 @@ def make_planner(
     from bt_executive.llm.llm_planner import LLMPlanner
     from bt_executive.llm.profiles import load_llm_config
 
-    if load_llm_config(llm_config).profile(profile).planner == STUB:
+    config = load_llm_config(llm_config)
+    chosen = config.profile(profile)
+    if chosen.planner == STUB:
         return StubPlanner(registry)
+    if chosen.planner == AUTO:
+        from bt_executive.llm.auto_planner import AutoPlanner
+
+        fallback = chosen.fallback
+        if fallback is None:
+            return AutoPlanner(registry)
+        # The model is built (litellm imported, its server started) only when a task needs it.
+        return AutoPlanner(
+            registry, lambda: make_planner(fallback, registry, llm_config, robot), fallback_name=fallback
+        )
     from bt_executive.resources import knowledge_dirs
     from bt_executive.skills.knowledge import discover_knowledge
 

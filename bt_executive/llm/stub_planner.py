@@ -46,7 +46,7 @@ from collections.abc import Collection, Iterable, Sequence
 from pydantic import JsonValue
 
 from bt_executive.llm.attempt_history import AttemptHistory, RetryState, call_key
-from bt_executive.llm.object_matching import expand_phrase, resolve_all, resolve_object
+from bt_executive.llm.object_matching import AmbiguousObject, expand_phrase, resolve_all, resolve_object
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind
 from bt_executive.llm.task_grammar import Intent, IntentAction, parse_task
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
@@ -62,6 +62,8 @@ VLA_PUT = "vla_manipulate"
 """What "put X on Y" becomes on a robot without pick and place_on skills (a VLA-driven arm)."""
 PARKING_SURFACE = "table"
 """Where a held object is put down when the next step needs an empty gripper."""
+
+_MOVES_HELD = frozenset({IntentAction.PUT, IntentAction.POUR, IntentAction.STACK})
 
 CHAIN_DEPTH = 3
 """How many achieving steps deep backward chaining may go for one unmet precondition."""
@@ -168,7 +170,15 @@ class _PlanBuilder:
             if among is not None and referent not in among:
                 raise UnplannableStep(f"'it' in {intent.clause!r} refers to {referent}, which cannot be used there")
             return referent
-        match = resolve_object(phrase, self.world, exclude=self.history.excluded, among=among)
+        try:
+            match = resolve_object(phrase, self.world, exclude=self.history.excluded, among=among)
+        except AmbiguousObject as err:
+            # "put the cube down" while holding one cube: the held one is the one meant.
+            held = self.held()
+            if intent.action in _MOVES_HELD and held is not None and held in err.candidates:
+                self.notes.append(f"{phrase!r} -> {held} (the one held)")
+                return held
+            raise
         object_id = match.ids[0]
         if match.rule != "exact":
             self.notes.append(f"{phrase!r} -> {object_id} ({match.rule})")

@@ -141,13 +141,24 @@ class _Compiled:
         )
         starters = {p.split()[0] for p in self.verbs} | {v.split()[0] for v in lex.home_verbs}
         starters |= {form.split()[0] for forms in lex.particle_verbs.values() for form in forms}
-        words = "|".join(sorted(re.escape(w) for w in starters))
+        verbs = "|".join(sorted(re.escape(w) for w in starters))
+        # A comma starts a new clause only before a verb or a sequencing/politeness word: "the red, green
+        # and blue cubes" is one list.
+        leads = "|".join(sorted({re.escape(w.split()[0]) for w in lex.filler_prefixes} | set(verbs.split("|"))))
         self.separator = re.compile(
-            r"\s*(?:,\s*(?:and\s+)?(?:then\s+)?|\s+and\s+then\s+|\s+then\s+|\s+after\s+that\s+|\s+afterwards\s+"
-            rf"|\s+and\s+(?=(?:{words})\b))\s*"
+            rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?(?=(?:{leads})\b)|\s+and\s+then\s+|\s+then\s+"
+            rf"|\s+after\s+that\s+|\s+afterwards\s+|\s+and\s+(?=(?:{verbs})\b))\s*"
+        )
+        self.put_down = frozenset(lex.put_down_verbs)
+        relations = "|".join(_alternatives(lex.unsupported_relations))
+        self.unsupported = re.compile(rf"(?:^|\s)(?:{relations})(?:\s|$)")
+        # "put the red cube in the bowl and the blue cube on the plate": the verb serves both halves.
+        self.gapped = re.compile(
+            r"^(?P<v>" + "|".join(re.escape(p) for p in self.verbs) + r")\s+(?P<a>.+?\s+" + _ON + r"\s+.+?)"
+            r"\s+and\s+(?P<b>(?:the|a|an)\s+.+?\s+(?:on top of|onto|on|into|inside|in|upon)\s+.+)$"
         )
         self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")\s+)+")
-        self.suffix = re.compile(r"(?:\s+(?:" + "|".join(_alternatives(lex.filler_suffixes)) + r"))+$")
+        self.suffix = re.compile(r"(?:[\s,]+(?:" + "|".join(_alternatives(lex.filler_suffixes)) + r"))+$")
 
 
 def _alternatives(phrases: list[str]) -> list[str]:
@@ -175,7 +186,7 @@ def split_clauses(task: str) -> list[str]:
     parts = grammar.separator.split(task) if task else []
     clauses = []
     for part in parts:
-        clause = grammar.suffix.sub("", grammar.prefix.sub("", part.strip())).strip(" ,")
+        clause = grammar.suffix.sub("", grammar.prefix.sub("", part.strip() + " ").strip()).strip(" ,")
         if clause:
             clauses.append(clause)
     return clauses
@@ -223,6 +234,8 @@ def parse_clause(clause: str) -> Intent | None:
     if verb is None:
         return None
     rest = (verb.group("rest") or "").strip()
+    if grammar.unsupported.search(rest):
+        return None  # "next to the plate": a relation no skill makes; not guessed at
     for action in grammar.verbs[verb.group("v")]:
         if action is IntentAction.PUSH:
             match = grammar.push.match(rest)
@@ -231,11 +244,39 @@ def parse_clause(clause: str) -> Intent | None:
         else:
             match = _FORMS[action].match(rest) if rest else None
         if match is None:
+            if action is IntentAction.PUT and (put := _put_down_or_into_it(verb.group("v"), rest, clause)):
+                return put
             continue
         intent = _intent(action, clause, match.groupdict())
         if intent is not None:
             return intent
     return None
+
+
+_INTO_IT = re.compile(r"^(?P<x>.+?)\s+(?P<rel>inside|in there|in it|on top|on there|on it)$")
+_DOWN = re.compile(r"^(?P<x>.+?)(?:\s+down)?$")
+
+
+def _put_down_or_into_it(verb: str, rest: str, clause: str) -> Intent | None:
+    """ "put the cube inside" (into the previous object) or "drop it" / "put the cube down" (onto the table)."""
+    into = _INTO_IT.match(rest)
+    if into is not None:
+        relation: Literal["on", "in"] = "on" if into.group("rel").startswith("on") else "in"
+        return Intent(action=IntentAction.PUT, clause=clause, object=object_phrase(into.group("x")), relation=relation)
+    down = _DOWN.match(rest)
+    if down is not None and (verb in _compiled().put_down or rest.endswith(" down")):
+        obj = object_phrase(down.group("x"))
+        return Intent(action=IntentAction.PUT, clause=clause, object=obj, target="the table", relation="on")
+    return None
+
+
+def _ungap(clause: str) -> list[str]:
+    """ "put X on Y and Z in W" as two clauses, each with the verb; other clauses unchanged."""
+    match = _compiled().gapped.match(clause)
+    if match is None:
+        return [clause]
+    verb = match.group("v")
+    return [f"{verb} {match.group('a')}", *_ungap(f"{verb} {match.group('b')}")]
 
 
 def parse_task(task: str) -> tuple[Intent, ...]:
@@ -245,7 +286,7 @@ def parse_task(task: str) -> tuple[Intent, ...]:
     if not clauses:
         raise TaskNotUnderstood(task, task)
     intents: list[Intent] = []
-    for clause in clauses:
+    for clause in (part for whole in clauses for part in _ungap(whole)):
         intent = parse_clause(clause)
         if intent is None:
             raise TaskNotUnderstood(task, clause)

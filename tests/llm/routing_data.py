@@ -58,7 +58,7 @@ def tabletop_tasks() -> tuple[tuple[str, frozenset[str]], ...]:
     """The planner benchmark's 32 tabletop tasks, each with the skills its first expected plan uses."""
     sys.path.insert(0, str(REPO))
     try:
-        from benchmarks.planner_quality import TASKS
+        from benchmarks.llm_levers import TASKS
     finally:
         sys.path.remove(str(REPO))
     return tuple((task, frozenset(skill for skill, _ in plans[0])) for task, plans in TASKS)

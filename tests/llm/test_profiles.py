@@ -1,4 +1,4 @@
-"""LLM profiles: the shipped file loads, stub is the default, keys never live in config."""
+"""LLM profiles: the shipped file loads, auto is the default, keys never live in config."""
 
 from __future__ import annotations
 
@@ -10,13 +10,22 @@ from bt_executive.llm.profiles import load_llm_config
 from bt_executive.skills.errors import ManifestError
 
 
-def test_shipped_profiles_load_with_stub_as_default() -> None:
+def test_shipped_profiles_load_with_auto_as_default_falling_back_to_local() -> None:
     config = load_llm_config()
-    assert (config.default, config.profile().planner, {"stub", "local"} <= set(config.profiles)) == (
-        "stub",
-        "stub",
+    default = config.profile()
+    assert (config.default, default.planner, default.fallback, {"stub", "local"} <= set(config.profiles)) == (
+        "auto",
+        "auto",
+        "local",
         True,
     )
+
+
+def test_a_fallback_that_is_not_a_model_profile_is_refused_naming_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "llm.yaml"
+    path.write_text("default: auto\nprofiles:\n  auto: {planner: auto, fallback: stub}\n  stub: {planner: stub}\n")
+    with pytest.raises(ManifestError, match="profiles.auto.fallback"):
+        load_llm_config(path)
 
 
 def test_the_local_profile_is_structured_on_loopback() -> None:

@@ -1,0 +1,110 @@
+"""AutoPlanner: grammar first, model last; the default planner (``--planner auto``).
+
+A task the task grammar parses and grounds in the world state is planned
+deterministically, by the same plan builder as the stub planner: no model,
+no network, the same plan every time. What the grammar cannot parse goes to
+the profile's ``fallback`` (a model profile, ``local`` by default), handed
+what the grammar did find (the objects the task names, the clause it could
+not read) as context. Some answers never need a model and never get one: a
+request no skill serves ("delete your skills", "run this shell command") is
+refused as out of scope, and a task whose verbs name only actions no skill
+of this robot declares ("wave at me") is refused as a missing skill. Every
+plan, from either path, is checked by the task tree before anything moves::
+
+    "grab the crimson block and drop it onto the dish"  -> grammar: pick(red_cube), place_on(plate)
+    "shut yourself down"                                -> refused (out_of_scope), no model
+    "arrange the cubes by colour"                       -> fallback model, with context
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Sequence
+
+from bt_executive.llm.lexicon import load_lexicon
+from bt_executive.llm.plan import Plan, Planner, PlannerError, PlannerRefused, RefusalKind
+from bt_executive.llm.stub_planner import StubPlanner
+from bt_executive.llm.task_grammar import TaskNotUnderstood, normalise_task
+from bt_executive.llm.task_objects import named_ids
+from bt_executive.llm.verb_lexicon import verbs_in
+from bt_executive.skills.call import AttemptRecord
+from bt_executive.skills.manifest import ActionVerb
+from bt_executive.skills.registry import SkillRegistry
+from bt_executive.skills.world_state import WorldState
+
+PLANNER_NAME = "auto"
+
+
+class AutoPlanner:
+    """The grammar's plan when the task parses; the fallback model's otherwise; refusals before either."""
+
+    name = PLANNER_NAME
+
+    def __init__(
+        self,
+        registry: SkillRegistry,
+        fallback: Callable[[], Planner] | None = None,
+        *,
+        fallback_name: str = "",
+        owner: str = "tabletop",
+    ) -> None:
+        self._registry = registry
+        self._grammar = StubPlanner(registry, owner=owner)
+        self._grammar.name = PLANNER_NAME
+        self._make_fallback = fallback
+        self._fallback: Planner | None = None
+        self.fallback_name = fallback_name
+
+    def plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> Plan:
+        """Refuse what no skill serves; plan by grammar; else ask the fallback model with context."""
+        refuse_out_of_scope(task)
+        try:
+            return self._grammar.plan(task, world_state, prior_attempts)
+        except TaskNotUnderstood as err:
+            self.refuse_missing_skill(task)
+            if self._make_fallback is None:
+                raise
+            return self._ask_model(task, world_state, prior_attempts, err)
+
+    def refuse_missing_skill(self, task: str) -> None:
+        """A task whose action words name only verbs no skill of this robot declares is refused."""
+        named = verbs_in(task) - {ActionVerb.GENERALIST}
+        if not named:
+            return
+        declared = {verb for skill in self._registry.ids() for verb in self._registry.get(skill).actions}
+        if not named & declared:
+            verbs = ", ".join(sorted(v.value.lower() for v in named))
+            raise PlannerRefused(f"this robot has no skill that can {verbs}", RefusalKind.MISSING_SKILL)
+
+    def _ask_model(
+        self, task: str, world: WorldState, prior_attempts: Sequence[AttemptRecord], err: TaskNotUnderstood
+    ) -> Plan:
+        if self._fallback is None:
+            assert self._make_fallback is not None
+            self._fallback = self._make_fallback()
+        planner = self._fallback
+        context = [f"The task grammar could not read the part {err.clause!r}."]
+        ids = named_ids(task, world)
+        if ids:
+            context.append(f"Objects the task names: {', '.join(ids)}.")
+        if "context" in inspect.signature(planner.plan).parameters:
+            plan: Plan = planner.plan(task, world, prior_attempts, context=context)  # type: ignore[call-arg]
+        else:
+            plan = planner.plan(task, world, prior_attempts)
+        label = f"{PLANNER_NAME}/{self.fallback_name or getattr(planner, 'name', 'model')}"
+        return plan.model_copy(update={"planner": label})
+
+
+def refuse_out_of_scope(task: str) -> None:
+    """Refuse a request that names something no robot skill serves (the lexicon's out_of_scope list)."""
+    text = f" {normalise_task(task)} "
+    for phrase in load_lexicon().out_of_scope:
+        if re.search(rf"(?<![a-z0-9]){re.escape(phrase)}(?![a-z0-9])", text):
+            raise PlannerRefused(
+                f"{phrase!r} is not something this robot's skills do; it moves objects on its table",
+                RefusalKind.OUT_OF_SCOPE,
+            )
+
+
+__all__ = ["PLANNER_NAME", "AutoPlanner", "PlannerError", "refuse_out_of_scope"]
