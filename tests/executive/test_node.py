@@ -107,4 +107,4 @@ def test_the_effective_configuration_is_visible_as_ros_parameters(make_rig: Any)
     rig: Rig = make_rig()
     node = rig.executive.node
     values = {name: node.get_parameter(name).value for name in ("tick_rate_hz", "planner", "max_replans")}
-    assert values == {"tick_rate_hz": 100.0, "planner": "stub", "max_replans": 2}
+    assert values == {"tick_rate_hz": 100.0, "planner": "auto", "max_replans": 2}

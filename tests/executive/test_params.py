@@ -12,7 +12,7 @@ from bt_executive.skills.errors import ManifestError
 
 def test_the_shipped_parameters_file_loads_with_its_documented_defaults() -> None:
     params = load_params()
-    assert (params.planner, params.tick_rate_hz, params.extra_skill_dirs()) == ("stub", 20.0, [])
+    assert (params.planner, params.tick_rate_hz, params.extra_skill_dirs()) == ("auto", 20.0, [])
 
 
 def test_a_section_for_the_node_by_name_is_found(tmp_path: Path) -> None:
