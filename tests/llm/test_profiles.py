@@ -24,7 +24,7 @@ def test_shipped_profiles_load_with_auto_as_default_falling_back_to_local() -> N
 def test_a_fallback_that_is_not_a_model_profile_is_refused_naming_the_field(tmp_path: Path) -> None:
     path = tmp_path / "llm.yaml"
     path.write_text("default: auto\nprofiles:\n  auto: {planner: auto, fallback: stub}\n  stub: {planner: stub}\n")
-    with pytest.raises(ManifestError, match="profiles.auto.fallback"):
+    with pytest.raises(ManifestError, match=r"profiles\.auto\.fallback"):
         load_llm_config(path)
 
 
