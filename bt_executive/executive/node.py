@@ -46,7 +46,7 @@ from bt_executive.executive.frame_cache import FrameCache
 from bt_executive.executive.params import ExecutiveParams
 from bt_executive.executive.run_dir import RunWriter, default_runs_root, run_listener
 from bt_executive.executive.run_recorder import RunRecorder
-from bt_executive.executive.tree_topic import TREE_TOPIC, encode_snapshot, tree_qos
+from bt_executive.executive.tree_topic import TREE_TOPIC, tree_qos
 from bt_executive.executive.world_cache import WorldStateCache
 from bt_executive.llm.plan import Planner
 from bt_executive.resources import default_skill_dirs
@@ -58,11 +58,15 @@ from bt_executive.skills.ros_robot import RosRobot
 from bt_executive.skills.vla_skill import VlaOptions
 from bt_executive.trees.leaf_factory import SkillLeafFactory
 from bt_executive.trees.recovery import load_recovery_policy
+from bt_executive.trees.snapshot import Snapshot
 from bt_executive.trees.task_context import TaskEvent
 from bt_executive.trees.task_tree import TaskTree
 
 PlannerFactory = Callable[[str, SkillRegistry], Planner]
 """Makes the planner for a profile name (``stub``, ``local``, ...) over the robot's registry."""
+
+SnapshotListener = Callable[[Snapshot, str], None]
+"""Gets each snapshot the node publishes: other streams (py_trees_ros, Groot2) read this one snapshot."""
 
 FEEDBACK_PERIOD_S = 0.1
 
@@ -135,6 +139,8 @@ class ExecutiveNode:
         )
         self._lock = threading.Lock()
         self._active: _ActiveTask | None = None
+        self.snapshot_listeners: list[SnapshotListener] = []
+        """Called on the tick thread with every snapshot ``~/tree`` gets (dict and JSON text; read, don't keep)."""
         self._timer = self.node.create_timer(
             1.0 / params.tick_rate_hz, self._tick, callback_group=MutuallyExclusiveCallbackGroup()
         )
@@ -172,19 +178,24 @@ class ExecutiveNode:
             if active is None or active.done.is_set():
                 return
             active.tree.tick_once()
-            self._publish(active.recorder.after_tick())
+            if active.recorder.after_tick() is not None:
+                self._publish(active.recorder)
             if active.tree.final_reason is not None:
                 self._close(active)
 
-    def _publish(self, snapshot: dict[str, Any] | None) -> None:
-        """Send a snapshot the recorder made because the tree changed (None: nothing changed)."""
-        if snapshot is not None:
-            self._tree_pub.publish(String(data=encode_snapshot(snapshot)))
+    def _publish(self, recorder: RunRecorder) -> None:
+        """Send the snapshot the recorder just took (the text it recorded), and hand it to the listeners."""
+        snapshot, text = recorder.last_snapshot, recorder.live.json()
+        if snapshot is None:
+            return
+        self._tree_pub.publish(String(data=text))
+        for listener in self.snapshot_listeners:
+            listener(snapshot, text)
 
     def _close(self, active: _ActiveTask) -> None:
         """The task ended: last snapshot, plans and outcome to the run directory, wake its goal."""
         active.recorder.finish()
-        self._publish(active.recorder.last_snapshot)
+        self._publish(active.recorder)
         outcome = active.tree.outcome()
         active.done.set()
         if self._active is active:

@@ -7,17 +7,22 @@
     recorder = RunRecorder(writer, tree)
     while tree.final_reason is None:
         tree.tick_once()
-        snapshot = recorder.after_tick()     # a snapshot only when the tree changed; publish the same one
+        if recorder.after_tick():            # a snapshot only when the tree changed ...
+            publish(recorder.live.json())    # ... and the topic sends the very same text
     recorder.finish()                        # last snapshot, plans, outcome; closes the logs
 
 The executive node and the demo both do exactly this; the viewer replays
-what it wrote.
+what it wrote. ``live`` (a ``LiveSnapshot``) is the task's one snapshot:
+the run directory, the ``~/tree`` topic (and so the web viewer) and any
+other stream read it, so it is built and encoded once per change, for the
+cost of the nodes that changed.
 """
 
 from __future__ import annotations
 
 from bt_executive.executive.run_dir import RunWriter
-from bt_executive.trees.snapshot import Snapshot, SnapshotTracker
+from bt_executive.trees.live_snapshot import LiveSnapshot
+from bt_executive.trees.snapshot import Snapshot
 from bt_executive.trees.task_tree import TaskTree
 
 
@@ -27,15 +32,19 @@ class RunRecorder:
     def __init__(self, writer: RunWriter, tree: TaskTree) -> None:
         self.writer = writer
         self.tree = tree
-        self.tracker = SnapshotTracker()
-        self.last_snapshot: Snapshot | None = None
+        self.live = LiveSnapshot(tree)
+
+    @property
+    def last_snapshot(self) -> Snapshot | None:
+        """The last snapshot recorded, or None before the first."""
+        return self.live.last
 
     def after_tick(self) -> Snapshot | None:
         """Record (and return) a snapshot if the tree changed since the last one, else None."""
-        snapshot = self.tracker.snapshot_if_changed(self.tree.root, plans=self.tree.context.plans)
-        if snapshot is not None:
-            self.writer.snapshot(snapshot)
-            self.last_snapshot = snapshot
+        if not self.live.update():
+            return None
+        snapshot = self.live.snapshot()
+        self.writer.snapshot(self.live.json())
         return snapshot
 
     def finish(self) -> None:

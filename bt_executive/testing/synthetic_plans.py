@@ -46,5 +46,5 @@ def pick_place_plan(steps: int) -> Plan:
 
 def cubes_world(steps: int) -> WorldState:
     """Enough cubes and a plate for ``pick_place_plan(steps)``."""
-    cubes = [ObjectState(id=f"cube_{i}", position=(0.4, 0.0, 0.02)) for i in range(steps)]
-    return WorldState(objects=(*cubes, ObjectState(id="plate", position=(0.4, 0.2, 0.0))))
+    cubes = [ObjectState(id=f"cube_{i}", category="cube", position=(0.4, 0.0, 0.02)) for i in range(steps)]
+    return WorldState(objects=(*cubes, ObjectState(id="plate", category="plate", position=(0.4, 0.2, 0.0))))

@@ -23,9 +23,13 @@ from a recorded snapshot (``tree_from_snapshot`` in ``exporters``). Values
 are strings, numbers, booleans or lists of strings: py_trees_js shows
 nothing for a nested object.
 
-A snapshot of 12 nodes costs ~0.3 ms, so an executive publishes one only
-when ``SnapshotTracker.update`` says the tree changed (statuses, structure or
-names), not on every tick.
+Building one walks every node (~16 us a node), so a running task's
+executive does not call ``tree_snapshot`` per change: ``live_snapshot``'s
+``LiveSnapshot`` keeps the same snapshot up to date for the cost of the
+nodes a tick touched, from the per-node pieces defined here (``NodeFacts``,
+built once per graft, and ``node_entry``). ``tree_snapshot`` is for a tree
+at rest (exporters, tests) and is the reference the live one is checked
+against.
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import py_trees
@@ -76,32 +81,25 @@ def tree_snapshot(
     changed: bool = True,
     plans: Sequence[Plan] | None = None,
 ) -> Snapshot:
-    """The tree under ``root`` in the py_trees_js snapshot format.
+    """The tree under ``root`` in the py_trees_js snapshot format, built from scratch (walks every node).
 
     ``visited`` is the set of behaviour ids ticked on the last tick; by
     default every node with a status other than INVALID (what the task has
     reached so far), which is what a replay wants to show at full opacity.
     ``plans`` (the task's plan history) fills the ``Plan #k`` nodes' data;
     by default it is found on the task context the compiled nodes share.
+    A running task's executive uses ``live_snapshot.LiveSnapshot`` instead,
+    which gives the same snapshot for the cost of the nodes that changed.
     """
-    nodes = list(_walk(root))
+    nodes = list(walk(root))
     context = _find_context(nodes)
     if plans is None:
         plans = context.plans if context is not None else ()
     current = _current(nodes)
     behaviours: dict[str, dict[str, Any]] = {}
     for node in nodes:
-        node_id = str(node.id)
-        status = node.status.value
-        behaviours[node_id] = {
-            "id": node_id,
-            "name": node.name,
-            "status": status,
-            "colour": CURRENT_STEP_COLOUR if node is current else STATUS_COLOURS.get(status, "#555555"),
-            "details": _details(node),
-            "children": [str(child.id) for child in node.children],
-            "data": _data(node, plans, context if node is root else None),
-        }
+        facts = NodeFacts.of(node, plans, is_root=node is root)
+        behaviours[facts.id] = node_entry(node, facts, context, current=node is current)
     if visited is None:
         visited_path = [str(n.id) for n in nodes if n.status != Status.INVALID]
     else:
@@ -116,37 +114,107 @@ def tree_snapshot(
     }
 
 
-class SnapshotTracker:
-    """Says whether a tree changed since the last look, so snapshots go out only on change.
+@dataclass(slots=True)
+class NodeFacts:
+    """What a node shows that only a graft can change: id, children, type, structure, call, plan; built once."""
 
-    A change is a node added, removed or moved, a name changed (a plan node
-    renamed after a replan) or a status changed. Feedback messages alone are
-    not a change: a running skill updates them every tick.
+    id: str
+    name: str
+    children: list[str]
+    static_data: dict[str, JsonValue]
+    attempts: StepAttempts | None
+    """The step's attempts node, for a step selector or the attempts node itself (their data shows its retries)."""
+    is_root: bool
+    is_step: bool
+    """A ``Step n`` node or a planning node: what ``current`` may point at."""
+
+    @classmethod
+    def of(cls, node: py_trees.behaviour.Behaviour, plans: Sequence[Plan], *, is_root: bool) -> NodeFacts:
+        """The facts of ``node`` in a task with plan history ``plans``."""
+        data: dict[str, JsonValue] = {"type": type_name(node), "kind": node_kind(node)}
+        data.update(node_structure(node))
+        call = getattr(node, "call", None)
+        if call is not None and hasattr(call, "skill"):
+            data["skill"] = call.skill
+            data["args"] = json.dumps(call.args, separators=(",", ":"), sort_keys=True)
+            if call.prompt:
+                data["prompt"] = call.prompt
+        match = _PLAN_NAME.match(node.name)
+        if match and int(match.group(1)) < len(plans):
+            plan = plans[int(match.group(1))]
+            data["plan"] = int(match.group(1))
+            data["planner"] = plan.planner
+            data["steps"] = len(plan.steps)
+            if plan.notes:
+                data["notes"] = _clip(plan.notes)
+        step_match = _STEP_NAME.match(node.name)
+        attempts = node if isinstance(node, StepAttempts) else None
+        if step_match:
+            data["step"] = int(step_match.group(1))
+            attempts = _step_attempts(node)
+        return cls(
+            id=str(node.id),
+            name=node.name,
+            children=[str(child.id) for child in node.children],
+            static_data=data,
+            attempts=attempts,
+            is_root=is_root,
+            is_step=bool(step_match) or isinstance(node, PlanningNode),
+        )
+
+
+def node_entry(
+    node: py_trees.behaviour.Behaviour, facts: NodeFacts, context: TaskContext | None, *, current: bool
+) -> dict[str, Any]:
+    """One ``behaviours`` entry: the node's facts plus what a tick changes (status, colour, details, result)."""
+    status = node.status.value
+    data = dict(facts.static_data)
+    result = getattr(node, "result", None)
+    if result is not None and hasattr(result, "success"):
+        data["result"] = "success" if result.success else "failure"
+        if result.failure_kind is not None:
+            data["failure_kind"] = result.failure_kind.value
+        if result.reason:
+            data["reason"] = result.reason
+        if result.detail:
+            data["detail"] = _clip(result.detail)
+    if facts.attempts is not None:
+        data.update(_step_data(facts.attempts.step))
+    if facts.is_root and context is not None:
+        data["task"] = context.task
+        data["replans"] = context.replans
+        if context.final_reason is not None:
+            data["final_reason"] = context.final_reason
+    return {
+        "id": facts.id,
+        "name": facts.name,
+        "status": status,
+        "colour": CURRENT_STEP_COLOUR if current else STATUS_COLOURS.get(status, "#555555"),
+        "details": _details(node),
+        "children": facts.children,
+        "data": data,
+    }
+
+
+def current_step(
+    running: Iterable[py_trees.behaviour.Behaviour],
+) -> py_trees.behaviour.Behaviour | None:
+    """Of the running step and planning nodes (in pre-order), the one the task is on: the innermost step.
+
+    A step's own replan node runs inside the (running) step: the step stays current.
     """
-
-    def __init__(self) -> None:
-        self._last: tuple[tuple[int, str, str, int], ...] | None = None
-
-    def update(self, root: py_trees.behaviour.Behaviour) -> bool:
-        """True the first time and whenever the tree differs from the previous call's tree."""
-        signature = tuple((id(n), n.name, n.status.value, len(n.children)) for n in _walk(root))
-        changed = signature != self._last
-        self._last = signature
-        return changed
-
-    def snapshot_if_changed(self, root: py_trees.behaviour.Behaviour, **kwargs: Any) -> Snapshot | None:
-        """A snapshot when ``update`` says the tree changed, else None."""
-        return tree_snapshot(root, **kwargs) if self.update(root) else None
-
-    def reset(self) -> None:
-        """Forget the last tree: the next ``update`` reports a change (e.g. for a new viewer)."""
-        self._last = None
+    current = None
+    for node in running:
+        if isinstance(node, PlanningNode) and current is not None and current is node.parent:
+            continue
+        current = node
+    return current
 
 
 # walking ------------------------------------------------------------------------------------------------
 
 
-def _walk(root: py_trees.behaviour.Behaviour) -> Iterator[py_trees.behaviour.Behaviour]:
+def walk(root: py_trees.behaviour.Behaviour) -> Iterator[py_trees.behaviour.Behaviour]:
     """Pre-order: a parent before its children, children in order (the viewer's layout order)."""
     stack = [root]
     while stack:
@@ -165,14 +233,12 @@ def _find_context(nodes: Sequence[py_trees.behaviour.Behaviour]) -> TaskContext 
 
 def _current(nodes: Sequence[py_trees.behaviour.Behaviour]) -> py_trees.behaviour.Behaviour | None:
     """The running step the task is on (the last one in pre-order: the innermost), else a running planner."""
-    current = None
-    for node in nodes:
-        if node.status == Status.RUNNING and (_STEP_NAME.match(node.name) or isinstance(node, PlanningNode)):
-            # A step's own replan node runs inside the (running) step: the step stays current.
-            if isinstance(node, PlanningNode) and current is not None and current is node.parent:
-                continue
-            current = node
-    return current
+    return current_step(n for n in nodes if n.status == Status.RUNNING and is_step_node(n))
+
+
+def is_step_node(node: py_trees.behaviour.Behaviour) -> bool:
+    """A ``Step n`` selector or a planning node: the nodes ``current`` may point at."""
+    return bool(_STEP_NAME.match(node.name)) or isinstance(node, PlanningNode)
 
 
 # what a node shows --------------------------------------------------------------------------------------
@@ -189,50 +255,6 @@ def _details(node: py_trees.behaviour.Behaviour) -> str:
     return _clip(node.feedback_message) or "..."
 
 
-def _data(
-    node: py_trees.behaviour.Behaviour, plans: Sequence[Plan], context: TaskContext | None
-) -> dict[str, JsonValue]:
-    data: dict[str, JsonValue] = {"type": type_name(node), "kind": node_kind(node)}
-    data.update(node_structure(node))
-    call = getattr(node, "call", None)
-    if call is not None and hasattr(call, "skill"):
-        data["skill"] = call.skill
-        data["args"] = json.dumps(call.args, separators=(",", ":"), sort_keys=True)
-        if call.prompt:
-            data["prompt"] = call.prompt
-    result = getattr(node, "result", None)
-    if result is not None and hasattr(result, "success"):
-        data["result"] = "success" if result.success else "failure"
-        if result.failure_kind is not None:
-            data["failure_kind"] = result.failure_kind.value
-        if result.reason:
-            data["reason"] = result.reason
-        if result.detail:
-            data["detail"] = _clip(result.detail)
-    if isinstance(node, StepAttempts):
-        data.update(_step_data(node.step))
-    match = _PLAN_NAME.match(node.name)
-    if match and int(match.group(1)) < len(plans):
-        plan = plans[int(match.group(1))]
-        data["plan"] = int(match.group(1))
-        data["planner"] = plan.planner
-        data["steps"] = len(plan.steps)
-        if plan.notes:
-            data["notes"] = _clip(plan.notes)
-    step_match = _STEP_NAME.match(node.name)
-    if step_match:
-        data["step"] = int(step_match.group(1))
-        attempts = _step_attempts(node)
-        if attempts is not None:
-            data.update(_step_data(attempts.step))
-    if context is not None:
-        data["task"] = context.task
-        data["replans"] = context.replans
-        if context.final_reason is not None:
-            data["final_reason"] = context.final_reason
-    return data
-
-
 def _step_data(step: StepState) -> dict[str, JsonValue]:
     data: dict[str, JsonValue] = {"plan": step.plan_index, "step": step.number, "retries": step.retries}
     if step.recoveries:
@@ -243,7 +265,7 @@ def _step_data(step: StepState) -> dict[str, JsonValue]:
 
 
 def _step_attempts(node: py_trees.behaviour.Behaviour) -> StepAttempts | None:
-    for descendant in _walk(node):
+    for descendant in walk(node):
         if isinstance(descendant, StepAttempts):
             return descendant
     return None

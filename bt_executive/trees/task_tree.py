@@ -86,6 +86,10 @@ class TaskTree:
         self.compiler = PlanCompiler(self.context, self._executor, self._request_graft)
         self.root = py_trees.composites.Sequence(f'Task "{task}"', memory=True)
         self._ended_at: float | None = None
+        self.last_visited: list[py_trees.behaviour.Behaviour] = []
+        """The nodes the last tick visited (what a live snapshot re-reads), children before parents."""
+        self.structure_version = 0
+        """Grows with every graft, cut or rename, so a live snapshot rebuilds node facts only then."""
         self.context.emit("task", task=task)
         if plan is None:
             self.root.add_child(PlanningNode(self.context, self._executor, self._request_graft))
@@ -110,8 +114,9 @@ class TaskTree:
     def tick_once(self) -> None:
         """One tick of the tree, then any grafts the tick asked for, then the ending if it ended."""
         if self.context.final_reason == FinalReason.PREEMPTED.value:
+            self.last_visited = []
             return
-        self.root.tick_once()
+        self.last_visited = list(self.root.tick())
         self._apply_grafts()
         if self.root.status == Status.SUCCESS:
             self.context.finish(FinalReason.DONE.value)
@@ -164,6 +169,7 @@ class TaskTree:
         for node, plan in pending:
             if node.after is not None:
                 self._cut_after(node)
+                self.structure_version += 1
             self._add_plan(plan)
             node.grafted()
 
@@ -178,6 +184,7 @@ class TaskTree:
             steps=plan.steps_json(),
         )
         self.root.add_child(self.compiler.compile_plan(plan, index))
+        self.structure_version += 1
 
     @staticmethod
     def _cut_after(node: PlanningNode) -> None:

@@ -8,7 +8,7 @@ import uuid
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.trees.export_graph import ascii_text
 from bt_executive.trees.inert_tree import tree_from_snapshot
-from bt_executive.trees.snapshot import CURRENT_STEP_COLOUR, STATUS_COLOURS, SnapshotTracker, tree_snapshot
+from bt_executive.trees.snapshot import CURRENT_STEP_COLOUR, STATUS_COLOURS, tree_snapshot
 from tests.viewer.conftest import retry_then_replan_tree, run_to_end
 
 
@@ -98,18 +98,6 @@ def test_a_plan_node_shows_its_planner_and_notes(skill_registry: SkillRegistry, 
     run_to_end(tree)
     [plan] = [b for b in tree_snapshot(tree.root)["behaviours"].values() if b["name"] == "Plan #1"]
     assert (plan["data"]["planner"], plan["data"]["notes"], plan["data"]["steps"]) == ("scripted", "red cube gone", 2)
-
-
-def test_the_tracker_reports_a_change_only_when_the_tree_changed(
-    skill_registry: SkillRegistry, clean_blackboard: None
-) -> None:
-    tree = retry_then_replan_tree(skill_registry)
-    tracker = SnapshotTracker()
-    seen = [tracker.update(tree.root), tracker.update(tree.root)]
-    tree.tick_once()
-    seen.append(tracker.update(tree.root))
-    tree.shutdown()
-    assert seen == [True, False, True]
 
 
 def test_a_snapshot_rebuilds_into_a_tree_that_draws_the_same(
