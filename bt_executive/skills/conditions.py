@@ -11,6 +11,7 @@ step's preconditions must hold in the state its predecessors' effects leave).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 from pydantic import JsonValue
 
@@ -28,7 +29,13 @@ def bind(predicate: Predicate | str, args: Mapping[str, JsonValue]) -> Predicate
     """Replace parameter names by the call's argument values; other names are literal ids."""
     parsed = parse_predicate(predicate) if isinstance(predicate, str) else predicate
     bound = tuple(str(args[a]) if isinstance(args.get(a), str | int | float) else a for a in parsed.args)
-    return parsed.model_copy(update={"args": bound})
+    return _with_args(parsed, bound)
+
+
+@lru_cache(maxsize=4096)
+def _with_args(parsed: Predicate, args: tuple[str, ...]) -> Predicate:
+    """``parsed`` with ``args`` (cached: compiling a plan binds the same few predicates to the same ids)."""
+    return parsed if parsed.args == args else parsed.model_copy(update={"args": args})
 
 
 def goal_effects(effects: Iterable[str], args: Mapping[str, JsonValue]) -> tuple[str, ...]:

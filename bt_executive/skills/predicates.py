@@ -11,6 +11,7 @@ when it loads rather than silently never holding at run time.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
@@ -55,6 +56,7 @@ class Predicate(BaseModel):
         return f"not {call}" if self.negated else call
 
 
+@lru_cache(maxsize=4096)  # a compiled step parses the same few manifest texts again; Predicate is frozen
 def parse_predicate(text: str) -> Predicate:
     """Parse one predicate, or raise ValueError naming what is wrong with it."""
     match = _PREDICATE.match(text.strip())

@@ -40,6 +40,7 @@ class PlanCompiler:
         self.context = context
         self.executor = executor
         self.graft = graft
+        self._recovery_names_by_skill: dict[str, list[str]] = {}
 
     def compile_plan(self, plan: Plan, plan_index: int) -> py_trees.composites.Sequence:
         """``Plan #k``: a memory Sequence of its steps (empty when the planner says the task is done)."""
@@ -55,26 +56,31 @@ class PlanCompiler:
             plan_index=plan_index, number=number, call=call, manifest=self.context.registry.get(call.skill)
         )
         key = f"plan{plan_index}_step{number}"
-        leaf = self.context.leaf_factory(call, name=call.label(), key=key)
+        label = call.label()
+        leaf = self.context.leaf_factory(call, name=label, key=key)
         recoveries = {name: self._recovery(name, key) for name in self._recovery_names(step)}
         attempts = StepAttempts(self.context, step, leaf, recoveries)
         do = py_trees.composites.Sequence(
-            f"Do · {call.label()}", memory=True, children=[PreconditionsHold(self.context, step), attempts]
+            f"Do · {label}", memory=True, children=[PreconditionsHold(self.context, step), attempts]
         )
         ppa = py_trees.composites.Selector(
-            f"PPA · {call.label()}", memory=True, children=[EffectsHold(self.context, step), do]
+            f"PPA · {label}", memory=True, children=[EffectsHold(self.context, step), do]
         )
         replan = PlanningNode(self.context, self.executor, self.graft, after=step)
         return py_trees.composites.Selector(step.label, memory=True, children=[ppa, replan])
 
     def _recovery_names(self, step: StepState) -> list[str]:
-        """The recovery subtrees any failure kind of this step may ask for, in a stable order."""
+        """The recovery subtrees any failure kind of this step may ask for, in a stable order (once per skill)."""
+        known = self._recovery_names_by_skill.get(step.manifest.id)
+        if known is not None:
+            return known
         names: list[str] = []
         for kind in FailureKind:
             strategy = self.context.policy.strategy_for(kind, step.manifest)
             name = strategy.subtree or ""
             if strategy.kind is StrategyKind.RECOVER and name in self.context.policy.recoveries and name not in names:
                 names.append(name)
+        self._recovery_names_by_skill[step.manifest.id] = names
         return names
 
     def _recovery(self, name: str, key: str) -> py_trees.composites.Sequence:

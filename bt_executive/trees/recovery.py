@@ -24,6 +24,9 @@ from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.registry import SkillRegistry, UnknownSkill
 from bt_executive.skills.strategy import RecoveryStrategy, StrategyKind
 
+_REPLAN = RecoveryStrategy(kind=StrategyKind.REPLAN)
+"""The strategy of a kind nobody named (built once: a compiled step asks for every kind)."""
+
 
 class RecoverySubtree(BaseModel):
     """A named recovery: skill calls to run before the failed step runs once more."""
@@ -70,7 +73,7 @@ class RecoveryPolicy(BaseModel):
         """The manifest's override for ``kind`` if it has one, else the default (``replan`` if none)."""
         if manifest is not None and kind in manifest.recovery:
             return manifest.recovery[kind]
-        return self.defaults.get(kind, RecoveryStrategy(kind=StrategyKind.REPLAN))
+        return self.defaults.get(kind, _REPLAN)
 
     def check_against(self, registry: SkillRegistry, source: str = "recovery policy") -> None:
         """Refuse recovery subtrees that call unknown skills and manifests that name unknown recoveries."""
