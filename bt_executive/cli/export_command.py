@@ -19,20 +19,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import py_trees
-from pydantic import ValidationError
-
-from bt_executive.executive.run_dir import RunReader, default_runs_root, resolve_run
-from bt_executive.llm.plan import Plan, PlannerError
-from bt_executive.resources import default_skill_dirs
-from bt_executive.skills.errors import ManifestError
-from bt_executive.skills.loader import read_yaml_mapping
-from bt_executive.skills.registry import SkillRegistry
-from bt_executive.skills.world_state import WorldState
+from bt_executive.executive.runs_root import default_runs_root
 from bt_executive.trees.exporters import BINARY_FORMATS, FORMATS, export_tree
-from bt_executive.trees.inert_tree import PlaceholderLeafFactory, tree_from_snapshot
+
+if TYPE_CHECKING:  # the rest is imported where it is used: every command's --help stays fast
+    import py_trees
+
+    from bt_executive.llm.plan import Plan
+    from bt_executive.skills.world_state import WorldState
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,6 +52,8 @@ def run_export(args: argparse.Namespace) -> int:
     if args.format in BINARY_FORMATS and args.output is None:
         sys.stderr.write(f"error: --format {args.format} is binary: give -o FILE\n")
         return 2
+    from bt_executive.executive.run_dir import resolve_run
+
     try:
         if args.run is not None:
             root, show_status = run_tree(resolve_run(args.run, args.root)), True
@@ -77,6 +75,9 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_tree(path: Path) -> py_trees.behaviour.Behaviour:
     """The last tree a run recorded, rebuilt from its snapshot."""
+    from bt_executive.executive.run_dir import RunReader
+    from bt_executive.trees.inert_tree import tree_from_snapshot
+
     snapshots = RunReader(path).snapshots()
     if not snapshots:
         raise ValueError(f"{path}: the run recorded no tree snapshot")
@@ -87,11 +88,19 @@ class _NoPlanner:
     """The export compiles a given plan; nothing may ask for another."""
 
     def plan(self, task: str, world_state: WorldState, prior_attempts: Any = ()) -> Plan:
+        from bt_executive.llm.plan import PlannerError
+
         raise PlannerError("export does not plan")
 
 
 def plan_tree(path: Path, task: str | None = None) -> py_trees.behaviour.Behaviour:
     """The task tree the executive would build for the plan in ``path`` (placeholder leaves)."""
+    from pydantic import ValidationError
+
+    from bt_executive.llm.plan import Plan
+    from bt_executive.resources import default_skill_dirs
+    from bt_executive.skills.registry import SkillRegistry
+    from bt_executive.trees.inert_tree import PlaceholderLeafFactory
     from bt_executive.trees.task_tree import TaskTree
 
     raw = _read_mapping(path)
@@ -116,6 +125,10 @@ def plan_tree(path: Path, task: str | None = None) -> py_trees.behaviour.Behavio
 
 def yaml_tree(path: Path) -> py_trees.behaviour.Behaviour:
     """A hand-written YAML tree with placeholder leaves; conditions see no world (they are only drawn)."""
+    from bt_executive.resources import default_skill_dirs
+    from bt_executive.skills.errors import ManifestError
+    from bt_executive.skills.registry import SkillRegistry
+    from bt_executive.trees.inert_tree import PlaceholderLeafFactory
     from bt_executive.trees.yaml_tree import load_tree
 
     registry = SkillRegistry.discover(default_skill_dirs())
@@ -126,6 +139,9 @@ def yaml_tree(path: Path) -> py_trees.behaviour.Behaviour:
 
 
 def _read_mapping(path: Path) -> dict[str, Any]:
+    from bt_executive.skills.errors import ManifestError
+    from bt_executive.skills.loader import read_yaml_mapping
+
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
     if path.suffix == ".json":

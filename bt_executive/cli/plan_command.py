@@ -1,7 +1,8 @@
 """``bt-executive plan "task" --planner PROFILE --dry-run``: see what a planner would do, moving nothing.
 
 Plans the task against the embedded tabletop's world state (the MuJoCo scene
-loaded in this process; no ROS, no robot), then prints the plan and the task
+loaded in this process, or its state cached from an earlier call:
+``scene_world``; no ROS, no robot), then prints the plan and the task
 tree the executive would compile from it, with placeholder leaves. With the
 ``local`` profile this runs the real local model (started in this process
 when nothing serves it yet). Exit 0 with a plan, 1 on ``planner_error``.
@@ -31,21 +32,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run_plan(args: argparse.Namespace) -> int:
     """Plan, compile and print."""
+    from bt_executive.cli.scene_world import scene_world_state
     from bt_executive.executive.planner_factory import make_planner
     from bt_executive.llm.plan import PlannerError
     from bt_executive.resources import default_skill_dirs
-    from bt_executive.sim.backend import SimBackend
     from bt_executive.skills.registry import SkillRegistry
     from bt_executive.trees.exporters import export_tree
     from bt_executive.trees.inert_tree import PlaceholderLeafFactory
     from bt_executive.trees.task_tree import TaskTree
 
     registry = SkillRegistry.discover(default_skill_dirs())
-    backend = SimBackend.from_files(args.scene, seed=args.seed)
-    try:
-        world = backend.world_state()
-    finally:
-        backend.close()
+    world = scene_world_state(args.scene, args.seed)  # MuJoCo loads only when the cache has no such state
     try:
         planner = make_planner(args.planner, registry, args.llm_config)
     except KeyError as err:

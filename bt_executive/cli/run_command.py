@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from bt_executive.cli.task_client import TaskFeedback, TaskResult
+if TYPE_CHECKING:  # rclpy's action client is imported only when a task is sent
+    from bt_executive.cli.task_client import TaskFeedback, TaskResult
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

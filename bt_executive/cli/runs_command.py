@@ -23,12 +23,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
+from bt_executive.executive.runs_root import default_runs_root
 
-from bt_executive.executive.run_dir import RunReader, RunSummary, default_runs_root, list_runs, resolve_run
-from bt_executive.skills.call import SkillCall
-from bt_executive.trees.task_context import TaskEvent
+if TYPE_CHECKING:  # the run-dir models are imported when a command runs, not for its --help
+    from bt_executive.executive.run_dir import RunReader, RunSummary
+    from bt_executive.trees.task_context import TaskEvent
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -54,6 +55,8 @@ def _add_root(parser: argparse.ArgumentParser) -> None:
 
 def run_list(args: argparse.Namespace) -> int:
     """Print the runs under the root, oldest first."""
+    from bt_executive.executive.run_dir import list_runs
+
     runs = list_runs(args.root)
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in runs], indent=2))
@@ -91,6 +94,8 @@ def format_runs(runs: list[RunSummary], task_width: int = 40) -> str:
 
 def run_show(args: argparse.Namespace) -> int:
     """Print one run: its task, plans, attempts and ending."""
+    from bt_executive.executive.run_dir import RunReader, resolve_run
+
     reader = RunReader(resolve_run(args.run, args.root))
     if args.json:
         outcome = reader.outcome()
@@ -180,6 +185,10 @@ def _event_line(event: TaskEvent) -> str | None:
 
 def _label(step: object) -> str:
     """``pick(red_cube)``, as the tree names it; a step that is not a valid call shows as it was logged."""
+    from pydantic import ValidationError
+
+    from bt_executive.skills.call import SkillCall
+
     try:
         return SkillCall.model_validate(step).label()
     except ValidationError:

@@ -18,10 +18,8 @@ import sys
 import threading
 from pathlib import Path
 
-from bt_executive.executive.run_dir import default_runs_root, resolve_run
+from bt_executive.executive.runs_root import default_runs_root
 from bt_executive.executive.tree_topic import DEFAULT_VIEW_TOPIC
-from bt_executive.executive.viewer.live_feed import LiveFeed
-from bt_executive.executive.viewer.server import LiveSource, ReplaySource, ViewerServer
 
 DEFAULT_PORT = 8765
 
@@ -43,6 +41,9 @@ def run_view(args: argparse.Namespace) -> int:
     if args.port < 0 or args.port > 65535:
         sys.stderr.write(f"error: --port {args.port}: must be 0..65535\n")
         return 2
+    from bt_executive.executive.run_dir import resolve_run
+    from bt_executive.executive.viewer.server import ReplaySource, ViewerServer
+
     if args.run is not None:
         source = ReplaySource(resolve_run(args.run, args.root))
         with ViewerServer(source, port=args.port) as server:
@@ -52,6 +53,8 @@ def run_view(args: argparse.Namespace) -> int:
 
 
 def _serve_live(topic: str, port: int) -> int:
+    from bt_executive.executive.viewer.live_feed import LiveFeed
+    from bt_executive.executive.viewer.server import LiveSource, ViewerServer
     from bt_executive.executive.viewer.topic_bridge import LiveTopic
 
     feed = LiveFeed()

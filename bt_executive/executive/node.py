@@ -44,8 +44,9 @@ from std_msgs.msg import String
 
 from bt_executive.executive.frame_cache import FrameCache
 from bt_executive.executive.params import ExecutiveParams
-from bt_executive.executive.run_dir import RunWriter, default_runs_root, run_listener
+from bt_executive.executive.run_dir import RunWriter, run_listener
 from bt_executive.executive.run_recorder import RunRecorder
+from bt_executive.executive.runs_root import default_runs_root
 from bt_executive.executive.tree_topic import TREE_TOPIC, tree_qos
 from bt_executive.executive.world_cache import WorldStateCache
 from bt_executive.llm.plan import Planner

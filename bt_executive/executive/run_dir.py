@@ -35,11 +35,11 @@ from typing import IO, Any, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
 
 from bt_executive import __version__
+from bt_executive.executive.runs_root import default_runs_root
 from bt_executive.llm.plan import Plan
 from bt_executive.trees.task_context import TaskEvent
 from bt_executive.trees.task_tree import TaskOutcome
 
-RUNS_ENV = "BT_EXECUTIVE_RUNS"
 TASK_FILE = "task.json"
 EVENTS_FILE = "events.jsonl"
 SNAPSHOTS_FILE = "snapshots.jsonl"
@@ -97,15 +97,6 @@ class RunSummary(BaseModel):
     retries: int
     replans: int
     duration_s: float
-
-
-def default_runs_root() -> Path:
-    """``$BT_EXECUTIVE_RUNS``, else ``$XDG_STATE_HOME/bt_executive/runs`` (``~/.local/state/...``)."""
-    explicit = os.environ.get(RUNS_ENV)
-    if explicit:
-        return Path(explicit).expanduser()
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state) / "bt_executive" / "runs"
 
 
 def slug(text: str, limit: int = 48) -> str:

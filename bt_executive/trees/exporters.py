@@ -14,10 +14,10 @@ YAML routine, or a recorded run's last snapshot rebuilt by
 
 from __future__ import annotations
 
-import py_trees
+from typing import TYPE_CHECKING
 
-from bt_executive.trees.export_btcpp import btcpp_xml
-from bt_executive.trees.export_graph import ascii_text, dot_text, render_graphviz
+if TYPE_CHECKING:
+    import py_trees
 
 FORMATS = ("ascii", "dot", "svg", "png", "btcpp-xml")
 """What ``export_tree`` and ``bt-executive export --format`` accept."""
@@ -27,6 +27,10 @@ BINARY_FORMATS = frozenset({"png"})
 
 def export_tree(root: py_trees.behaviour.Behaviour, fmt: str, *, show_status: bool = False) -> bytes:
     """The tree in format ``fmt`` (one of ``FORMATS``), as bytes ready to write; ValueError for others."""
+    # Imported here: the CLI lists FORMATS in its parser without loading every exporter.
+    from bt_executive.trees.export_btcpp import btcpp_xml
+    from bt_executive.trees.export_graph import ascii_text, dot_text, render_graphviz
+
     if fmt == "ascii":
         return ascii_text(root, show_status=show_status).encode()
     if fmt == "dot":

@@ -13,6 +13,12 @@ from bt_executive.llm.profiles import load_llm_config
 TASK = "put the red cube on the green plate"
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scene's world state is cached here, not in the user's cache."""
+    monkeypatch.setenv("BT_EXECUTIVE_CACHE", str(tmp_path / "cache"))
+
+
 def test_the_stub_plan_and_its_tree_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["plan", TASK, "--dry-run"])
     out = capsys.readouterr().out

@@ -11,11 +11,11 @@ from bt_executive.executive.run_dir import (
     EVENTS_FILE,
     RunReader,
     RunWriter,
-    default_runs_root,
     list_runs,
     resolve_run,
     slug,
 )
+from bt_executive.executive.runs_root import default_runs_root
 from bt_executive.trees.task_context import TaskEvent
 
 NOON = datetime(2025, 1, 2, 12, 0, 0, tzinfo=UTC)
