@@ -80,7 +80,7 @@ def _key(scene: Path, seed: int | None) -> str:
     digest = hashlib.sha256()
     digest.update(scene.read_bytes())
     digest.update(f"\0seed={seed}\0mujoco={_version('mujoco')}\0".encode())
-    for source in sorted((_PACKAGE / "sim").glob("*.py")) + [_PACKAGE / "skills" / "world_state.py"]:
+    for source in [*sorted((_PACKAGE / "sim").glob("*.py")), _PACKAGE / "skills" / "world_state.py"]:
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()[:32]
