@@ -18,8 +18,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from bt_executive.skills.loader import load_model
-
 SUBCOMMANDS = frozenset({"sim", "serve", "policy-server", "llm-server", "view"})
 """What a launch file may start: long-running bt-executive subcommands only."""
 
@@ -82,6 +80,7 @@ def run_launch(args: argparse.Namespace) -> int:
     import signal
 
     from bt_executive.cli.process_group import ChildFailed, ProcessGroup
+    from bt_executive.skills.loader import load_model
 
     spec = load_model(args.file, LaunchFile)
     stop = False
