@@ -18,10 +18,22 @@ times to the oracle policy, (d) called in process and (e) through
 unpack), alternating query by query; the ratio is (e) over (d), and the
 difference is what the wire costs per query.
 
+Then the executors side by side (``executor_matrix.py``): for every pair of
+client executor (the executive's side) and server executor (the sim's skill
+servers' side) among SingleThreadedExecutor, MultiThreadedExecutor with 2 and
+8 threads (8: what ``RosProcess`` runs today) and
+``rclpy.experimental.EventsExecutor``, a lean RunSkill server process and a
+client process exchange ``--matrix-goals`` goals, and each round trip is
+split into legs by timestamps both processes take on the one system
+monotonic clock: ``request`` (middleware + server executor), ``accept``
+(server executor), ``response`` (middleware + client executor) and
+``result`` (server executor, middleware both ways, client executor).
+
 Prints medians, p99s and their ratios; with ``--json`` the last line is one
 JSON object of the figures.
 
-    .venv/bin/python benchmarks/dispatch.py [--goals 300] [--period-ms 1] [--policy-queries 300] [--json]
+    .venv/bin/python benchmarks/dispatch.py [--goals 300] [--period-ms 1] [--policy-queries 300]
+                                            [--matrix-goals 150] [--json]
 """
 
 from __future__ import annotations
@@ -177,6 +189,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--period-ms", type=float, default=1.0, help="tick period of the tree")
     parser.add_argument("--policy-queries", type=int, default=300, help="timed policy queries per transport")
+    parser.add_argument("--matrix-goals", type=int, default=150, help="timed goals per executor pair (0: skip)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
@@ -219,7 +232,7 @@ def main() -> None:
 
     medians = {side: statistics.median(values) for side, values in times.items()}
     p99s = {side: _p99(values) for side, values in times.items()}
-    figures: dict[str, float | int] = {"goals": args.goals, "tick_period_ms": args.period_ms}
+    figures: dict[str, Any] = {"goals": args.goals, "tick_period_ms": args.period_ms}
     for side in times:
         figures[f"{side}_median_ms"] = round(medians[side] * 1e3, 2)
         figures[f"{side}_p99_ms"] = round(p99s[side] * 1e3, 2)
@@ -258,8 +271,39 @@ def main() -> None:
         f"  wire cost per query (median): {policy['policy_wire_overhead_median_ms']:.3f} ms; "
         f"server-side infer {policy['policy_server_infer_median_ms']:.3f} ms"
     )
+    if args.matrix_goals > 0:
+        figures["executors"] = _executor_matrix(args.matrix_goals, args.warmup)
     if args.json:
         print(json.dumps(figures, sort_keys=True))
+
+
+def _executor_matrix(goals: int, warmup: int) -> list[dict[str, Any]]:
+    """Every (client, server) executor pair's round trip and its legs; prints the table."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: find the benchmarks package
+    from benchmarks.executor_matrix import EXECUTORS, measure_pair
+
+    rows = []
+    with reserve_domain_id() as domain_id:
+        for client in EXECUTORS:
+            for server in EXECUTORS:
+                rows.append(measure_pair(client, server, domain_id, goals, warmup, timeout_s=2.0))
+    print(f"\nexecutors side by side, lean RunSkill server, {goals} goals per pair (medians, ms)")
+    print(
+        f"  {'client (executive)':>18s} {'server (sim)':>12s} {'total':>7s} {'p99':>7s} {'request':>8s} "
+        f"{'accept':>7s} {'response':>9s} {'result':>7s} {'server cpu':>10s}"
+    )
+    for r in rows:
+        head = f"  {r['client']:>18s} {r['server']:>12s}"
+        if "error" in r:
+            print(f"{head}  no round trip: {r['error']} (server cpu {r.get('server_cpu_percent', '?')}%)")
+            continue
+        print(
+            f"{head} {r['total_ms']:7.2f} {r['total_p99_ms']:7.2f} {r['request_ms']:8.2f} {r['accept_ms']:7.2f} "
+            f"{r['response_ms']:9.2f} {r['result_ms']:7.2f} {r['server_cpu_percent']:9d}%"
+        )
+    return rows
 
 
 if __name__ == "__main__":
