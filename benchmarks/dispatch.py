@@ -189,6 +189,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--period-ms", type=float, default=1.0, help="tick period of the tree")
     parser.add_argument("--policy-queries", type=int, default=300, help="timed policy queries per transport")
+    parser.add_argument("--client-threads", type=int, default=4, help="the tree's executor threads (harness)")
+    parser.add_argument("--server-threads", type=int, default=16, help="the fake skill server's executor threads")
     parser.add_argument("--matrix-goals", type=int, default=150, help="timed goals per executor pair (0: skip)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -200,11 +202,13 @@ def main() -> None:
     manifest = SkillManifest.model_validate(MANIFEST)
     call = SkillCall(skill="bench/pick", args={"object": "red_cube"})
     with tempfile.TemporaryDirectory() as tmp, reserve_domain_id() as domain_id:
-        server = FakeSkillServer(Path(tmp), domain_id, "/dispatch_bench", result_timeout_s=1)
+        server = FakeSkillServer(
+            Path(tmp), domain_id, "/dispatch_bench", result_timeout_s=1, threads=args.server_threads
+        )
         server.serve(ACTION, default=Outcome(feedback_hz=0.0))
         server.start()
         try:
-            with RosHarness.open(domain_id, "/dispatch_bench") as harness:
+            with RosHarness.open(domain_id, "/dispatch_bench", num_threads=args.client_threads) as harness:
                 node = harness.node("bench")
                 leaf = RosActionSkill(manifest, call, node)
                 root = py_trees.composites.Sequence("dispatch", memory=True, children=[leaf])
