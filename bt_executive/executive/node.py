@@ -7,7 +7,10 @@
          └──────────── result: success, final_reason ◄───┘──► ~/tree snapshots, run directory
 
 Threading: a MultiThreadedExecutor spins the node. The tick timer has a
-callback group of its own (one tick at a time); the ExecuteTask server and
+callback group of its own (one tick at a time), shared with a guard
+condition that leaves and the world-state subscription trigger when what a
+tick waits for arrives, so the tree ticks at once then rather than a period
+later (at 20 Hz a leaf's round trip was ~100 ms for a ~6 ms goal); the ExecuteTask server and
 the world-state subscription share a reentrant group; action-client leaves
 use the node's default group. A goal's execute callback only waits on an
 event and publishes feedback, so no callback ever waits on another, and the
@@ -114,7 +117,13 @@ class ExecutiveNode:
         self.runs_root = Path(params.run_dir) if params.run_dir else default_runs_root()
 
         self._task_group = ReentrantCallbackGroup()
-        self.world = WorldStateCache(self.node, params.world_state_topic, self._task_group)
+        # Ticks come from the timer and, in between, whenever something a tick waits for arrives (a goal
+        # response, a result, a world state): a leaf sees its answer in ~1 ms, not a tick period later.
+        tick_group = MutuallyExclusiveCallbackGroup()
+        self._tick_now = self.node.create_guard_condition(self._tick, callback_group=tick_group)
+        self.world = WorldStateCache(
+            self.node, params.world_state_topic, self._task_group, on_arrival=self._tick_now.trigger
+        )
         self.front_camera = FrameCache(self.node, params.front_camera_topic)
         # One RosRobot per VLA robot binding, made when a VLA leaf first needs it: until then the
         # cameras cost nothing (the sim renders only for subscribers).
@@ -126,6 +135,7 @@ class ExecutiveNode:
             robots=self.robot_for,
             vla_options=VlaOptions(realtime=True),  # RosRobot.act publishes and returns: the loop keeps the rate
             vla_endpoint=params.vla_endpoint or None,
+            wake=self._tick_now.trigger,
         )
         # Transient-local: a viewer started mid-task gets the current tree at once.
         self._tree_pub = self.node.create_publisher(String, TREE_TOPIC, tree_qos())
@@ -142,9 +152,7 @@ class ExecutiveNode:
         self._active: _ActiveTask | None = None
         self.snapshot_listeners: list[SnapshotListener] = []
         """Called on the tick thread with every snapshot ``~/tree`` gets (dict and JSON text; read, don't keep)."""
-        self._timer = self.node.create_timer(
-            1.0 / params.tick_rate_hz, self._tick, callback_group=MutuallyExclusiveCallbackGroup()
-        )
+        self._timer = self.node.create_timer(1.0 / params.tick_rate_hz, self._tick, callback_group=tick_group)
 
     # setup ------------------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rclpy.callback_groups import CallbackGroup
@@ -21,13 +22,21 @@ from bt_executive.skills.world_state_msg import from_msg
 class WorldStateCache:
     """Subscribes to the world-state topic and answers ``latest()`` (None until the first message)."""
 
-    def __init__(self, node: Node, topic: str, callback_group: CallbackGroup | None = None) -> None:
+    def __init__(
+        self,
+        node: Node,
+        topic: str,
+        callback_group: CallbackGroup | None = None,
+        on_arrival: Callable[[], None] | None = None,
+    ) -> None:
+        """``on_arrival`` runs after each message is stored (the node ticks at once: conditions wait for it)."""
         from bt_executive_interfaces.msg import WorldState as WorldStateMsg
 
         self._lock = threading.Lock()
         self._message: Any = None
         self._state: WorldState | None = None
         self.received = 0
+        self._on_arrival = on_arrival
         self.arrived_at = float("-inf")
         """``time.monotonic()`` when the newest message arrived."""
         self._subscription = node.create_subscription(
@@ -40,6 +49,8 @@ class WorldStateCache:
             self._state = None
             self.received += 1
             self.arrived_at = time.monotonic()
+        if self._on_arrival is not None:
+            self._on_arrival()
 
     def arrival(self) -> float:
         """When the newest world state arrived (monotonic seconds; -inf before the first)."""

@@ -93,7 +93,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -307,7 +307,10 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
         *,
         name: str | None = None,
         key: str | None = None,
+        wake: Callable[[], None] | None = None,
     ) -> None:
+        """``wake`` is called (on an executor thread) when a goal response or a result arrives, so the
+        owner can tick now instead of at its next period."""
         if manifest.kind is not SkillKind.ROS_ACTION or manifest.ros is None:
             raise ValueError(f"{manifest.id} is a {manifest.kind.value} skill, not a ros_action skill")
         check_leaf_inputs(manifest, call)
@@ -316,6 +319,7 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
         self.call = call
         self.options = options or ActionSkillOptions()
         self.node = node
+        self._wake = wake
         self.timeout_s = self.options.timeout_s or manifest.timeout_s
         self._binding = manifest.ros
         self._action_type = import_action_type(manifest.ros.action_type)
@@ -455,10 +459,18 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
         goal_id = UUID(uuid=list(uuid.uuid4().bytes))
         callback = partial(self._on_feedback, self._run, bytes(goal_id.uuid))
         future = self._client.send_goal_async(self._goal, feedback_callback=callback, goal_uuid=goal_id)
+        self._wake_on(future)
         self._attempts.append(_Attempt(goal_id, future, now))
         # The id of the latest request, so a goal cancelled before its answer came is still named.
         self.goal_id = uuid.UUID(bytes=bytes(goal_id.uuid)).hex
         self._phase = _Phase.SENDING
+
+    def _wake_on(self, future: Future[Any]) -> Future[Any]:
+        """Have ``future``'s completion wake the owner's tick (when it gave a ``wake``)."""
+        if self._wake is not None:
+            wake = self._wake
+            future.add_done_callback(lambda _done: wake())
+        return future
 
     def _check_goal_responses(self, now: float) -> py_trees.common.Status:
         pending = []
@@ -498,7 +510,7 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
         self._handle = handle
         self.goal_id = uuid.UUID(bytes=attempt.key).hex
         self._abandon_attempts(keep=attempt)
-        self._result_futures.append(handle.get_result_async())
+        self._result_futures.append(self._wake_on(handle.get_result_async()))
         self._phase = _Phase.ACTIVE
 
     def _watch(self, now: float) -> py_trees.common.Status:
@@ -513,7 +525,7 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
                     self._cancel_goals()
                     return self._fail(FailureKind.SERVER_UNAVAILABLE, "no_result", now, "the result never arrived")
                 self._terminal_seen_at = now
-                self._result_futures.append(handle.get_result_async())
+                self._result_futures.append(self._wake_on(handle.get_result_async()))
             return py_trees.common.Status.RUNNING
         heartbeat = self.options.heartbeat_timeout_s
         if heartbeat is not None:

@@ -56,7 +56,9 @@ class SkillLeafFactory:
         robots: RobotProvider | None = None,
         vla_options: VlaOptions | None = None,
         vla_endpoint: str | None = None,
+        wake: Callable[[], None] | None = None,
     ) -> None:
+        """``wake``: what ROS action leaves call when a goal response or a result arrives (tick now)."""
         self.registry = registry
         self.node = node
         self.robot = robot
@@ -65,6 +67,7 @@ class SkillLeafFactory:
         self.robots = robots
         self.vla_options = vla_options
         self.vla_endpoint = vla_endpoint
+        self.wake = wake
 
     def __call__(self, call: SkillCall, *, name: str, key: str) -> py_trees.behaviour.Behaviour:
         """Dispatch on the manifest's kind; a missing transport is a clear error, not a late crash."""
@@ -74,7 +77,7 @@ class SkillLeafFactory:
                 raise ValueError(f"{call.skill} is a ros_action skill: the leaf factory needs a ROS node")
             from bt_executive.skills.action_skill import RosActionSkill
 
-            return RosActionSkill(manifest, call, self.node, self.action_options, name=name, key=key)
+            return RosActionSkill(manifest, call, self.node, self.action_options, name=name, key=key, wake=self.wake)
         if manifest.kind is SkillKind.VLA:
             robot = self.robots(manifest) if self.robots is not None else self.robot
             if robot is None:
