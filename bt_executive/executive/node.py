@@ -256,6 +256,7 @@ class ExecutiveNode:
             world_arrival=self.world.arrival,
             max_replans=None if self.params.max_replans < 0 else self.params.max_replans,
             listeners=[run_listener(writer), self._log_event],
+            wake=self._tick_now.trigger,
         )
         active = _ActiveTask(tree=tree, goal=goal, recorder=RunRecorder(writer, tree))
         with self._lock:
@@ -263,6 +264,7 @@ class ExecutiveNode:
             if previous is not None and not previous.done.is_set():
                 self._cancel_locked(previous, "preempted by a new task")
             self._active = active
+        self._tick_now.trigger()  # the first tick now, not a period from now
         _log.info(f"task {task!r} started (planner {profile}, run {writer.path})")
         return active
 

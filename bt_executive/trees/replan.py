@@ -128,6 +128,9 @@ class PlanningNode(py_trees.behaviour.Behaviour):
         self.feedback_message = "planner thinking"
         task, planner = self.context.task, self.context.planner
         self._future = self._executor.submit(planner.plan, task, world or WorldState(), attempts)
+        wake = self.context.wake
+        if wake is not None:
+            self._future.add_done_callback(lambda _done: wake())
 
     def _consider(self, plan: Plan) -> Status:
         """Accept a checked plan (graft it) or ask again with what was wrong with it."""

@@ -97,6 +97,8 @@ class TaskContext:
     world_arrival: Callable[[], float] | None = None
     """When the newest world state arrived (monotonic); lets conditions wait for one newer than a result."""
     last_result_at: float = float("-inf")
+    wake: Callable[[], None] | None = None
+    """Called (from another thread) when the planner answers: the owner can tick at once."""
 
     def world_is_stale(self) -> bool:
         """Whether the world state predates the last skill result (and we have not waited too long for a newer one).

@@ -69,7 +69,9 @@ class TaskTree:
         max_replans: int | None = None,
         plan: Plan | None = None,
         listeners: Iterable[Callable[[TaskEvent], None]] = (),
+        wake: Callable[[], None] | None = None,
     ) -> None:
+        """``wake`` is called from the planner's worker when a plan is ready (the owner ticks at once)."""
         self.context = TaskContext(
             task=task,
             planner=planner,
@@ -80,6 +82,7 @@ class TaskTree:
             max_replans=max_replans,
             listeners=list(listeners),
             world_arrival=world_arrival,
+            wake=wake,
         )
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planner")
         self._pending: list[tuple[PlanningNode, Plan]] = []

@@ -26,11 +26,13 @@ HOME = SkillCall(skill="tabletop/home", args={})
 class Rig:
     """The executive node, a client node, and the fake skill server, in one namespace."""
 
-    def __init__(self, harness: RosHarness, server: FakeSkillServer, runs: Path, plans: list[Plan]) -> None:
+    def __init__(
+        self, harness: RosHarness, server: FakeSkillServer, runs: Path, plans: list[Plan], tick_rate_hz: float = 100.0
+    ) -> None:
         self.harness = harness
         self.server = server
         self.planner = ScriptedPlanner(plans)
-        params = ExecutiveParams(tick_rate_hz=100.0, world_state_wait_s=0.0, run_dir=str(runs))
+        params = ExecutiveParams(tick_rate_hz=tick_rate_hz, world_state_wait_s=0.0, run_dir=str(runs))
         self.executive = ExecutiveNode(
             harness.context, params, lambda _profile, _registry: self.planner, namespace=harness.namespace
         )
@@ -49,8 +51,8 @@ class Rig:
 def make_rig(
     ros_harness: RosHarness, fake_skill_server: FakeSkillServer, tmp_path: Path, clean_blackboard: None
 ) -> Any:
-    def make(*plans: Plan) -> Rig:
-        return Rig(ros_harness, fake_skill_server, tmp_path / "runs", list(plans))
+    def make(*plans: Plan, tick_rate_hz: float = 100.0) -> Rig:
+        return Rig(ros_harness, fake_skill_server, tmp_path / "runs", list(plans), tick_rate_hz)
 
     return make
 

@@ -108,3 +108,15 @@ def test_the_effective_configuration_is_visible_as_ros_parameters(make_rig: Any)
     node = rig.executive.node
     values = {name: node.get_parameter(name).value for name in ("tick_rate_hz", "planner", "max_replans")}
     assert values == {"tick_rate_hz": 100.0, "planner": "auto", "max_replans": 2}
+
+
+def test_the_tree_ticks_when_an_answer_arrives_not_only_on_its_timer(make_rig: Any) -> None:
+    timer_period_s = 5.0
+    rig: Rig = make_rig(Plan(steps=(PICK,)), tick_rate_hz=1.0 / timer_period_s)
+    rig.server.serve("skills/pick")
+    client = rig.client()
+    start(rig, client)
+    started = time.monotonic()
+    result = client.run("pick up the red cube", timeout_s=30)
+    # Start, plan, goal accepted, result: four ticks, 15-20 s if only the timer ticked.
+    assert (result.final_reason, time.monotonic() - started < timer_period_s) == ("done", True)
