@@ -1,7 +1,9 @@
 """The executive's tree topic: snapshots as JSON in ``std_msgs/String`` on ``~/tree``.
 
 The executive publishes a snapshot (``trees.snapshot``) whenever its tree
-changes; the viewer (``bt-executive view``) and anything else subscribe.
+changes, as the JSON text the task's ``LiveSnapshot`` encoded (the run
+directory records the same text); the viewer (``bt-executive view``) and
+anything else subscribe.
 Both sides use ``TREE_QOS``: reliable, and transient-local with a depth of
 one, so a viewer started mid-task still gets the tree as it is now (the
 publisher sends only on change, so a volatile late joiner would see nothing
