@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bt_executive.llm.llm_planner import FrameSource
 from bt_executive.llm.plan import Planner
 from bt_executive.llm.stub_planner import StubPlanner
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.registry import SkillRegistry
+
+if TYPE_CHECKING:  # llm_planner (numpy, the model client) loads only when an LLM profile is asked for
+    from bt_executive.llm.llm_planner import FrameSource
 
 STUB = "stub"
 AUTO = "auto"
