@@ -6,7 +6,8 @@ In the same run, each ``--repeat`` times as fresh processes
 - ``python -c pass``: the interpreter's own floor;
 - ``bt-executive --help``: building the parser (every command module imported);
 - ``plan --dry-run`` with the stub planner, with an empty world-state cache
-  (MuJoCo loads the scene) and with a warm one (``cli/scene_world.py``);
+  (MuJoCo loads the scene) and with a warm one (``cli/scene_world.py``), and
+  with the default ``auto`` planner (warm);
 - ``serve``: launch to its ``executive ready`` line (action server up,
   skills discovered), in a ROS domain of its own.
 
@@ -99,10 +100,11 @@ def main() -> None:
     args = parser.parse_args()
     env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", LITELLM_LOCAL_MODEL_COST_MAP="True")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH")]))
-    samples: dict[str, list[float]] = {k: [] for k in ("python", "help", "plan_cold", "plan_warm", "serve")}
+    keys = ("python", "help", "plan_cold", "plan_warm", "plan_auto_warm", "serve")
+    samples: dict[str, list[float]] = {k: [] for k in keys}
     with tempfile.TemporaryDirectory() as tmp, reserve_domain_id() as domain_id:
         env["ROS_DOMAIN_ID"] = str(domain_id)
-        plan = [*CLI, "plan", TASK, "--dry-run"]
+        plan = [*CLI, "plan", TASK, "--dry-run", "--planner", "stub"]
         for index in range(args.repeat):
             samples["python"].append(_run_s([sys.executable, "-c", "pass"], env)[0])
             samples["help"].append(_run_s([*CLI, "--help"], env)[0])
@@ -112,6 +114,7 @@ def main() -> None:
             if index == 0:
                 _run_s(plan, warm)  # fills the cache
             samples["plan_warm"].append(_run_s(plan, warm)[0])
+            samples["plan_auto_warm"].append(_run_s([*CLI, "plan", TASK, "--dry-run"], warm)[0])
             samples["serve"].append(_serve_ready_s(env, f"{tmp}/runs")[0])
         _, plan_imports = _run_s(
             [sys.executable, "-X", "importtime", *CLI[1:], "plan", TASK, "--dry-run"], warm, stderr=subprocess.PIPE
@@ -130,6 +133,7 @@ def main() -> None:
         "help": "bt-executive --help",
         "plan_cold": "plan --dry-run, stub, cold cache",
         "plan_warm": "plan --dry-run, stub, warm cache",
+        "plan_auto_warm": "plan --dry-run, auto (default), warm",
         "serve": "serve: launch to 'executive ready'",
     }
     print(f"start-up, {args.repeat} fresh processes each")

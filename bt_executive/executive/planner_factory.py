@@ -27,7 +27,6 @@ def make_planner(
     """The planner a profile names (a ``vision`` profile sees ``frame_source``'s frames); unknown: an error."""
     if profile == STUB:
         return StubPlanner(registry)
-    from bt_executive.llm.llm_planner import LLMPlanner
     from bt_executive.llm.profiles import load_llm_config
 
     config = load_llm_config(llm_config)
@@ -44,6 +43,7 @@ def make_planner(
         return AutoPlanner(
             registry, lambda: make_planner(fallback, registry, llm_config, robot), fallback_name=fallback
         )
+    from bt_executive.llm.llm_planner import LLMPlanner  # numpy and the model client: only for a model profile
     from bt_executive.resources import knowledge_dirs
     from bt_executive.skills.knowledge import discover_knowledge
 
