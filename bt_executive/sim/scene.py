@@ -17,6 +17,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bt_executive.sim.arm import MAX_OPENING
+from bt_executive.skills.affordances import Affordance, default_affordances
 
 ObjectId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
 
@@ -67,6 +68,13 @@ class ObjectSpec(BaseModel):
     mass: float = Field(gt=0.0, le=5.0, description="kg")
     pose: Pose2D
     randomise: bool = Field(default=True, description="whether layouts move this object")
+    affordances: tuple[Affordance, ...] | None = Field(
+        default=None, description="what it affords (graspable, support, ...); omitted: its category's defaults"
+    )
+
+    def effective_affordances(self) -> tuple[Affordance, ...]:
+        """What the world state reports it affords: the stated set, else its category's defaults."""
+        return _effective(self.affordances, self.category)
 
     @model_validator(mode="after")
     def _sane_size(self) -> Self:
@@ -96,6 +104,17 @@ class CabinetSpec(BaseModel):
     drawer_travel: float = Field(default=0.14, gt=0.02, le=0.3, description="how far the drawer slides out, m")
     initial_open: float = Field(default=0.0, ge=0.0, le=1.0, description="open fraction at reset")
     colour: Colour = "brown"
+    affordances: tuple[Affordance, ...] | None = Field(
+        default=None, description="what the cabinet body affords; omitted: the cabinet category's defaults"
+    )
+    drawer_affordances: tuple[Affordance, ...] | None = Field(
+        default=None, description="what its drawer affords; omitted: the drawer category's defaults"
+    )
+
+
+def _effective(stated: tuple[Affordance, ...] | None, category: str) -> tuple[Affordance, ...]:
+    """Stated affordances, else the category's defaults, in name order (the world state's form)."""
+    return tuple(sorted(set(stated) if stated is not None else default_affordances(category)))
 
 
 class FrontCamera(BaseModel):
@@ -149,6 +168,9 @@ class Scene(BaseModel):
     seed: int = Field(default=0, ge=0, description="layout seed used when the caller gives none")
     table_size: tuple[float, float] = Field(default=(1.4, 1.4), description="x and y extents of the table top, m")
     table_centre_x: float = 0.45
+    table_affordances: tuple[Affordance, ...] | None = Field(
+        default=None, description="what the table affords; omitted: the table category's defaults (support)"
+    )
     objects: tuple[ObjectSpec, ...] = Field(min_length=1, max_length=16)
     cabinet: CabinetSpec | None = None
     front_camera: FrontCamera = FrontCamera()
@@ -165,6 +187,20 @@ class Scene(BaseModel):
         if clash:
             raise ValueError(f"object ids must be unique and not 'table' or 'robot': {', '.join(clash)}")
         return self
+
+    def affordances_of(self, object_id: str) -> tuple[Affordance, ...]:
+        """The effective affordances of any object the scene names (movable, cabinet, drawer, table)."""
+        spec = self.object_spec(object_id)
+        if spec is not None:
+            return spec.effective_affordances()
+        cab = self.cabinet
+        if cab is not None and object_id == cab.id:
+            return _effective(cab.affordances, "cabinet")
+        if cab is not None and object_id == cab.drawer_id:
+            return _effective(cab.drawer_affordances, "drawer")
+        if object_id == "table":
+            return _effective(self.table_affordances, "table")
+        raise KeyError(f"scene {self.name!r} has no object {object_id!r}")
 
     @classmethod
     def from_yaml(cls, path: Path) -> Scene:

@@ -285,6 +285,7 @@ class WorldReader:
                     reachable=self.reachable_object(handle),
                     supported_by=self.supported_by(handle, contacts, held),
                     inside=self.inside(handle, removed),
+                    affordances=spec.effective_affordances(),
                 )
             )
         drawers: dict[str, float] = {}
@@ -304,6 +305,7 @@ class WorldReader:
                     size=_vec3(np.array(hi) - np.array(lo)),
                     reachable=reachable,
                     inside=cab.id,
+                    affordances=self.index.scene.affordances_of(cab.drawer_id),
                 )
             )
             objects.append(
@@ -316,6 +318,7 @@ class WorldReader:
                     size=cab.size,
                     reachable=reachable,
                     supported_by="table",
+                    affordances=self.index.scene.affordances_of(cab.id),
                 )
             )
             drawers[cab.drawer_id] = round(self.drawer_fraction(drawer), 4)
@@ -328,6 +331,7 @@ class WorldReader:
                 colour="brown",
                 position=(scene.table_centre_x, 0.0, 0.0),
                 size=(sx, sy, 0.0),
+                affordances=scene.affordances_of("table"),
             )
         )
         rnd = scene.randomisation

@@ -36,8 +36,11 @@ class ObjectState(BaseModel):
 
     def affords(self, affordance: Affordance | str) -> bool:
         """Whether the robot may use this object that way (stated affordances, else the category's)."""
-        stated = self.affordances if self.affordances is not None else default_affordances(self.category)
-        return affordance in stated
+        return affordance in self.effective_affordances()
+
+    def effective_affordances(self) -> frozenset[Affordance]:
+        """The affordances that hold for it: the stated ones, else its category's defaults."""
+        return frozenset(self.affordances) if self.affordances is not None else default_affordances(self.category)
 
 
 class GripperState(BaseModel):

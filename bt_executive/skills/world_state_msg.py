@@ -3,13 +3,16 @@
 The pydantic ``WorldState`` is the contract inside the executive; the ROS
 message is how it crosses processes. Converting both ways here keeps the two
 in step (a round-trip test guards it). Empty strings in the message mean
-"none", as ROS strings cannot be null.
+"none", as ROS strings cannot be null. ``affordances`` on the wire is always
+the effective set (stated, else the category's defaults), so an empty list
+there means "affords nothing", never "use the defaults".
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from bt_executive.skills.affordances import Affordance
 from bt_executive.skills.world_state import GripperState, ObjectState, WorldState
 
 
@@ -31,6 +34,8 @@ def to_msg(state: WorldState) -> Any:
         o.reachable = obj.reachable
         o.supported_by = obj.supported_by or ""
         o.inside = obj.inside or ""
+        # Always the effective set: a subscriber need not know this side's category defaults.
+        o.affordances = sorted(a.value for a in obj.effective_affordances())
         msg.objects.append(o)
     msg.gripper_opening = state.gripper.opening
     msg.holding = state.gripper.holding or ""
@@ -54,6 +59,7 @@ def from_msg(msg: Any) -> WorldState:
             reachable=o.reachable,
             supported_by=o.supported_by or None,
             inside=o.inside or None,
+            affordances=tuple(Affordance(a) for a in o.affordances),
         )
         for o in msg.objects
     )

@@ -83,3 +83,27 @@ def test_duplicate_object_ids_are_refused(tmp_path: Path) -> None:
     bad.write_text(TABLETOP.read_text().replace("id: green_cube", "id: red_cube"))
     with pytest.raises(ManifestError, match="unique"):
         Scene.from_yaml(bad)
+
+
+def test_objects_that_state_no_affordances_get_their_category_defaults(scene: Scene) -> None:
+    assert scene.affordances_of("red_cube") == ("graspable", "pushable", "support")
+    assert scene.affordances_of("table") == ("support",)
+    assert "graspable" not in scene.affordances_of("cabinet")
+    assert "openable" in scene.affordances_of("drawer")
+
+
+def test_a_scene_may_state_an_objects_affordances(tmp_path: Path) -> None:
+    path = tmp_path / "glued.yaml"
+    path.write_text(
+        TABLETOP.read_text().replace(
+            "mass: 0.05, pose: {x: 0.30, y: 0.12", "mass: 0.05, affordances: [support], pose: {x: 0.30, y: 0.12", 1
+        )
+    )
+    assert Scene.from_yaml(path).affordances_of("red_cube") == ("support",)
+
+
+def test_an_unknown_affordance_is_refused_naming_the_field(tmp_path: Path) -> None:
+    bad = tmp_path / "edible.yaml"
+    bad.write_text(TABLETOP.read_text().replace("affordances: [support, pushable]", "affordances: [edible]", 1))
+    with pytest.raises(ManifestError, match="affordances"):
+        Scene.from_yaml(bad)

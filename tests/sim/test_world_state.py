@@ -103,3 +103,12 @@ def test_the_stamp_is_sim_time(backend: SimBackend) -> None:
 
 def test_world_state_round_trips_through_json(state: WorldState) -> None:
     assert WorldState.model_validate_json(state.model_dump_json()) == state
+
+
+def test_objects_carry_their_affordances_from_the_scene(state: WorldState) -> None:
+    assert _object(state, "red_cube").affordances == ("graspable", "pushable", "support")
+    assert _object(state, "table").affordances == ("support",)
+    assert not _object(state, "cabinet").affords("graspable")
+    assert not _object(state, "plate").affords("graspable")
+    assert _object(state, "drawer").affords("openable")
+    assert _object(state, "bowl").affords("container")

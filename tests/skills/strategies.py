@@ -7,6 +7,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from bt_executive.llm.plan import Plan
+from bt_executive.skills.affordances import Affordance
 from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.failures import FailureKind
@@ -157,6 +158,7 @@ world_states = st.builds(
             position=vec3,
             size=vec3,
             supported_by=st.none() | names,
+            affordances=st.none() | st.lists(st.sampled_from(list(Affordance)), unique=True, max_size=5).map(tuple),
         ),
         max_size=4,
     ).map(tuple),
