@@ -25,6 +25,16 @@ Atom = tuple[str, tuple[str, ...]]
 """A ground predicate without negation: name and literal ids."""
 
 
+HELD = "held"
+"""A name an effect may use for the object the gripper holds when the step runs (``on(held, target)``).
+
+``place_on`` takes no ``object`` argument: what it places is whatever was
+picked. ``bind_held`` fills it in at run time (from the world state, else the
+object the task last held) and symbolically (the imagined gripper), so the
+step's ``Done?`` check can skip it once the held object rests on the target.
+"""
+
+
 def bind(predicate: Predicate | str, args: Mapping[str, JsonValue]) -> Predicate:
     """Replace parameter names by the call's argument values; other names are literal ids."""
     parsed = parse_predicate(predicate) if isinstance(predicate, str) else predicate
@@ -36,6 +46,15 @@ def bind(predicate: Predicate | str, args: Mapping[str, JsonValue]) -> Predicate
 def _with_args(parsed: Predicate, args: tuple[str, ...]) -> Predicate:
     """``parsed`` with ``args`` (cached: compiling a plan binds the same few predicates to the same ids)."""
     return parsed if parsed.args == args else parsed.model_copy(update={"args": args})
+
+
+def bind_held(predicate: Predicate, held: str | None) -> Predicate | None:
+    """Bind ``held`` to the held object's id; None when it names ``held`` and nothing is known to be held."""
+    if HELD not in predicate.args:
+        return predicate
+    if held is None:
+        return None
+    return predicate.model_copy(update={"args": tuple(held if a == HELD else a for a in predicate.args)})
 
 
 def goal_effects(effects: Iterable[str], args: Mapping[str, JsonValue]) -> tuple[str, ...]:
@@ -117,6 +136,11 @@ class SymbolicState:
         self._support: dict[str, str | None] = {}
         self._inside: dict[str, str | None] = {}
         self._facts: dict[Atom, bool] = {}
+
+    @property
+    def held(self) -> str | None:
+        """The id of what the imagined gripper holds (None when empty or holding something unnamed)."""
+        return None if self._held == _SOMETHING else self._held
 
     def holds(self, predicate: Predicate) -> bool:
         """Whether a bound predicate holds in the imagined state."""

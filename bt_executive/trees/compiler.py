@@ -12,7 +12,8 @@
     │  │        ├─ pick(red_cube)                the skill leaf
     │  │        └─ Recover · home_then_retry     (only if a strategy of this step names it)
     │  └─ Replan after step 1                    replan, or end the task (abort / budget)
-    └─ Step 2 · place_on(plate) ...
+    ├─ Step 2 · place_on(plate) ...
+    └─ Goal · on(red_cube, plate)                the plan's goal in the world, else replan (goal_check)
 
 Compiling the same plan twice gives the same structure and the same names;
 leaves write their blackboard entries under ``plan<k>_step<n>``.
@@ -28,6 +29,7 @@ from bt_executive.llm.plan import Plan
 from bt_executive.skills.call import SkillCall
 from bt_executive.skills.failures import FailureKind
 from bt_executive.skills.strategy import StrategyKind
+from bt_executive.trees.goal_check import GoalHolds, goal_label
 from bt_executive.trees.replan import GraftRequest, PlanningNode
 from bt_executive.trees.step_nodes import EffectsHold, PreconditionsHold, StepAttempts
 from bt_executive.trees.task_context import StepState, TaskContext
@@ -48,7 +50,15 @@ class PlanCompiler:
         root = py_trees.composites.Sequence(f"Plan #{plan_index}{suffix}", memory=True)
         for number, call in enumerate(plan.steps, start=1):
             root.add_child(self.compile_step(call, plan_index, number))
+        if plan.goal:
+            root.add_child(self.compile_goal(plan, plan_index))
         return root
+
+    def compile_goal(self, plan: Plan, plan_index: int) -> py_trees.composites.Selector:
+        """``Goal · on(red_cube, plate)``: the goal checked in the world, with a replan when it is not met."""
+        check = GoalHolds(self.context, plan, plan_index)
+        replan = PlanningNode(self.context, self.executor, self.graft, goal_not_met=True)
+        return py_trees.composites.Selector(f"Goal · {goal_label(plan.goal)}", memory=True, children=[check, replan])
 
     def compile_step(self, call: SkillCall, plan_index: int, number: int) -> py_trees.composites.Selector:
         """One step: its PPA node, with the replan node as the fallback."""

@@ -6,18 +6,29 @@ its predecessors' effects leave, and then its effects are applied; a step
 whose goal effects already hold is skipped, as its PPA node will skip it. A step
 that could never start (``pour`` needs ``holding(cube)`` but nothing grasped
 it) is reported with its number and the predicate, and the plan is refused
-before the first goal is sent; the planner is asked again instead.
+before the first goal is sent; the planner is asked again instead. A step
+that asks an object for an affordance it lacks (``pick(table)``: the table is
+not graspable) is a ``not_afforded`` problem: no other step can make a table
+graspable, so a planner that insists on it has its plan refused
+(``PlannerRefused``, kind ``not_afforded``), not failed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import BaseModel, ConfigDict
 
-from bt_executive.llm.plan import Plan, PlannerError
-from bt_executive.skills.conditions import SymbolicState, bind, goal_effects
+from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind
+from bt_executive.skills.affordances import AFFORDANCE_NAMES
+from bt_executive.skills.conditions import SymbolicState, bind, bind_held, goal_effects
 from bt_executive.skills.parameters import argument_errors
+from bt_executive.skills.predicates import Predicate
 from bt_executive.skills.registry import SkillRegistry, UnknownSkill
 from bt_executive.skills.world_state import WorldState
+
+NOT_AFFORDED = "not_afforded"
+"""The problem kind of a step that asks an object for an affordance it lacks (pick(table))."""
 
 
 class PlanProblem(BaseModel):
@@ -27,7 +38,7 @@ class PlanProblem(BaseModel):
 
     step: int
     skill: str
-    kind: str  # unknown_skill | invalid_args | precondition
+    kind: str  # unknown_skill | invalid_args | precondition | not_afforded
     message: str
 
     def __str__(self) -> str:
@@ -42,8 +53,14 @@ class PlanRefused(PlannerError):
         super().__init__("plan refused before execution: " + "; ".join(str(p) for p in problems))
 
 
-def check_plan(plan: Plan, registry: SkillRegistry, world: WorldState) -> list[PlanProblem]:
-    """Every problem that would stop ``plan`` from running from ``world``, in step order."""
+def check_plan(
+    plan: Plan, registry: SkillRegistry, world: WorldState, *, last_held: str | None = None
+) -> list[PlanProblem]:
+    """Every problem that would stop ``plan`` from running from ``world``, in step order.
+
+    ``last_held``: the object the task last held (what ``held`` names while the
+    gripper is empty), as the run-time ``Done?`` check binds it.
+    """
     problems: list[PlanProblem] = []
     state = SymbolicState(world)
     for number, call in enumerate(plan.steps, start=1):
@@ -57,25 +74,55 @@ def check_plan(plan: Plan, registry: SkillRegistry, world: WorldState) -> list[P
             listed = "; ".join(f"{path}: {reason}" for path, reason in errors)
             problems.append(PlanProblem(step=number, skill=call.skill, kind="invalid_args", message=listed))
             continue
-        goals = [bind(e, call.args) for e in goal_effects(manifest.effects, call.args)]
-        if goals and all(state.holds(g) for g in goals):
+        last_held = state.held or last_held
+        held = last_held  # what ``held`` names in this step's effects: what the gripper holds (or last held)
+        goals = [bind_held(bind(e, call.args), held) for e in goal_effects(manifest.effects, call.args)]
+        if goals and all(g is not None and state.holds(g) for g in goals):
             continue  # already achieved: the PPA node skips it at run time too
         for text in manifest.preconditions:
             predicate = bind(text, call.args)
             if not state.holds(predicate):
-                message = f"precondition {predicate} cannot hold here"
-                if number > 1:
-                    message += " after the steps before it"
-                problems.append(PlanProblem(step=number, skill=call.skill, kind="precondition", message=message))
+                problems.append(_precondition_problem(number, call.skill, predicate, world))
                 break
         for text in manifest.effects:
-            state.apply(bind(text, call.args))
+            effect = bind_held(bind(text, call.args), held)
+            if effect is not None:
+                state.apply(effect)
     return problems
 
 
+def _precondition_problem(number: int, skill: str, predicate: Predicate, world: WorldState) -> PlanProblem:
+    """A failed precondition; an affordance an existing object lacks is ``not_afforded`` (no step can fix it)."""
+    target = predicate.args[0] if predicate.args else ""
+    exists = world.object(target) is not None or target in world.drawers
+    if predicate.name in AFFORDANCE_NAMES and not predicate.negated and exists:
+        obj = world.object(target)
+        has = sorted(obj.effective_affordances()) if obj is not None else ["openable", "container"]
+        message = (
+            f"{target} does not afford {predicate.name}: {skill} needs {predicate}"
+            f" ({target} affords {', '.join(has) or 'nothing'})"
+        )
+        return PlanProblem(step=number, skill=skill, kind=NOT_AFFORDED, message=message)
+    message = f"precondition {predicate} cannot hold here"
+    if number > 1:
+        message += " after the steps before it"
+    return PlanProblem(step=number, skill=skill, kind="precondition", message=message)
+
+
+def refusal_for(problems: Sequence[PlanProblem]) -> PlannerRefused | None:
+    """A plan asking an object for what it does not afford is a refusal (``not_afforded``), not an error."""
+    unafforded = [p for p in problems if p.kind == NOT_AFFORDED]
+    if not unafforded:
+        return None
+    return PlannerRefused("; ".join(str(p) for p in unafforded), RefusalKind.NOT_AFFORDED)
+
+
 def require_runnable(plan: Plan, registry: SkillRegistry, world: WorldState) -> Plan:
-    """Return ``plan`` if it passes ``check_plan``, else raise PlanRefused listing the problems."""
+    """Return ``plan`` if it passes ``check_plan``; else raise PlannerRefused (not_afforded) or PlanRefused."""
     problems = check_plan(plan, registry, world)
+    refusal = refusal_for(problems)
+    if refusal is not None:
+        raise refusal
     if problems:
         raise PlanRefused(problems)
     return plan

@@ -7,8 +7,14 @@ attempts)``; the plan is checked (``plan_check``) before it is accepted, a
 refused plan goes back to the planner with the problems as attempts, and an
 accepted one is compiled and grafted by the task tree between ticks (this
 node then succeeds and the old plan's remaining steps are gone). Every path
-ends: planner exceptions -> ``planner_error``; the replan budget spent ->
-``replan_exhausted``; a kind whose strategy is ``abort`` -> ``aborted:<kind>``.
+ends: planner exceptions -> ``planner_error``; a planner's refusal
+(``PlannerRefused``) -> ``planner_refused`` with its reason; the replan budget
+spent -> ``replan_exhausted``; a kind whose strategy is ``abort`` ->
+``aborted:<kind>``. A plan that asks an object for what it does not afford
+(``pick(table)``) goes back to the planner once as repair text; the same plan
+again, or the budget spent on such plans, is a refusal (``planner_refused``).
+The same node, as ``Replan: goal not met``, follows a plan whose goal did not
+hold after its last step (``goal_check``).
 """
 
 from __future__ import annotations
@@ -19,13 +25,15 @@ from concurrent.futures import Executor, Future
 import py_trees
 from py_trees.common import Status
 
-from bt_executive.llm.plan import Plan, PlannerError
+from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused
 from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
-from bt_executive.skills.conditions import bind, goal_effects, holds
+from bt_executive.skills.conditions import bind, first_unmet, goal_effects, holds
 from bt_executive.skills.failures import FailureKind
+from bt_executive.skills.predicates import parse_predicate
 from bt_executive.skills.strategy import StrategyKind
 from bt_executive.skills.world_state import WorldState
-from bt_executive.trees.plan_check import check_plan
+from bt_executive.trees.goal_check import GOAL_CALL
+from bt_executive.trees.plan_check import check_plan, refusal_for
 from bt_executive.trees.task_context import FinalReason, StepState, TaskContext
 
 GraftRequest = Callable[["PlanningNode", Plan], None]
@@ -36,11 +44,19 @@ class PlanningNode(py_trees.behaviour.Behaviour):
     """Plans (or replans after a failed step) without blocking a tick, then hands the plan to be grafted."""
 
     def __init__(
-        self, context: TaskContext, executor: Executor, graft: GraftRequest, after: StepState | None = None
+        self,
+        context: TaskContext,
+        executor: Executor,
+        graft: GraftRequest,
+        after: StepState | None = None,
+        *,
+        goal_not_met: bool = False,
     ) -> None:
-        super().__init__("Plan task" if after is None else f"Replan after step {after.number}")
+        name = "Plan task" if after is None else f"Replan after step {after.number}"
+        super().__init__("Replan: goal not met" if goal_not_met else name)
         self.context = context
         self.after = after
+        self.goal_not_met = goal_not_met
         self._executor = executor
         self._graft = graft
         self._future: Future[Plan] | None = None
@@ -76,6 +92,11 @@ class PlanningNode(py_trees.behaviour.Behaviour):
         self._future = None
         try:
             plan = future.result()
+        except PlannerRefused as err:
+            self.context.emit(
+                "planner_refused", refusal=err.kind.value, reason=err.reason, candidates=list(err.candidates)
+            )
+            return self._fail(FinalReason.PLANNER_REFUSED.value, f"{err.kind.value}: {err.reason}")
         except PlannerError as err:
             return self._fail(FinalReason.PLANNER_ERROR.value, str(err))
         except Exception as err:  # a planner bug must end the task, not the executive
@@ -113,9 +134,16 @@ class PlanningNode(py_trees.behaviour.Behaviour):
         self._asked = True
         is_replan = self.context.planner_calls > 0
         if is_replan and self.context.replans >= self.context.replan_budget:
-            self.context.finish(
-                FinalReason.REPLAN_EXHAUSTED.value, f"{self.context.replans} replan(s) used; the task is not done"
-            )
+            refusal = self.context.last_refusal
+            if refusal is not None:  # the budget went on plans that ask objects for what they do not afford
+                self.context.finish(FinalReason.PLANNER_REFUSED.value, f"{refusal.kind.value}: {refusal.reason}")
+                self.feedback_message = "refused: not afforded"
+                self._failed = True
+                return
+            detail = f"{self.context.replans} replan(s) used; the task is not done"
+            if self.goal_not_met and self.context.goal_unmet:
+                detail += f": goal not met ({self.context.goal_unmet})"
+            self.context.finish(FinalReason.REPLAN_EXHAUSTED.value, detail)
             self.feedback_message = "replan budget spent"
             self._failed = True
             return
@@ -124,7 +152,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
         self.context.planner_calls += 1
         world = self.context.current_world()
         attempts = tuple(self.context.attempts)
-        self.context.emit("planning", replan=is_replan, attempts=len(attempts))
+        self.context.emit("planning", replan=is_replan, attempts=len(attempts), goal_not_met=self.goal_not_met)
         self.feedback_message = "planner thinking"
         task, planner = self.context.task, self.context.planner
         self._future = self._executor.submit(planner.plan, task, world or WorldState(), attempts)
@@ -135,7 +163,8 @@ class PlanningNode(py_trees.behaviour.Behaviour):
     def _consider(self, plan: Plan) -> Status:
         """Accept a checked plan (graft it) or ask again with what was wrong with it."""
         world = self.context.current_world()
-        problems = check_plan(plan, self.context.registry, world) if world is not None else []
+        registry = self.context.registry
+        problems = check_plan(plan, registry, world, last_held=self.context.last_held) if world is not None else []
         if not problems and plan.is_done and self.after is not None and world is not None:
             bound = [
                 bind(e, self.after.call.args) for e in goal_effects(self.after.manifest.effects, self.after.call.args)
@@ -144,13 +173,26 @@ class PlanningNode(py_trees.behaviour.Behaviour):
             if unmet:
                 self._reject(plan, [f"an empty plan, but {unmet[0]} does not hold"], self.after.call)
                 return self._retry_or_end()
+        if not problems and plan.is_done and plan.goal and world is not None:
+            unmet_goal = first_unmet([parse_predicate(g) for g in plan.goal], world)
+            if unmet_goal is not None:
+                self._reject(plan, [f"an empty plan, but its goal {unmet_goal} does not hold"], GOAL_CALL)
+                return self._retry_or_end()
         if problems:
             index = len(self.context.plans)
             self.context.emit("plan_refused", plan=index, problems=[str(p) for p in problems], steps=plan.steps_json())
             for problem in problems:
                 call = plan.steps[problem.step - 1]
                 self._reject(plan, [str(problem)], call, step=problem.step)
+            refusal = refusal_for(problems)
+            if refusal is not None and plan.steps in self.context.unafforded_plans:
+                self.context.emit("planner_refused", refusal=refusal.kind.value, reason=refusal.reason, candidates=[])
+                return self._fail(FinalReason.PLANNER_REFUSED.value, f"{refusal.kind.value}: {refusal.reason}")
+            if refusal is not None:
+                self.context.unafforded_plans.append(plan.steps)
+            self.context.last_refusal = refusal
             return self._retry_or_end()
+        self.context.last_refusal = None
         self._graft(self, plan)
         self.feedback_message = f"plan with {len(plan.steps)} step(s)"
         return Status.RUNNING

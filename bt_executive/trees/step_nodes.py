@@ -26,7 +26,7 @@ import py_trees
 from py_trees.common import Status
 
 from bt_executive.skills.call import SkillResult
-from bt_executive.skills.conditions import bind, first_unmet, goal_effects, holds
+from bt_executive.skills.conditions import bind, bind_held, first_unmet, goal_effects, holds
 from bt_executive.skills.failures import FailureKind
 from bt_executive.skills.leaf import SkillLeaf
 from bt_executive.skills.strategy import StrategyKind
@@ -69,8 +69,10 @@ class EffectsHold(_StepCondition):
         super().__init__(f"Done? {shown}", context, step)
 
     def decide(self, world: WorldState) -> Status:
-        """Skip the step when every goal effect holds."""
-        if self.effects and all(holds(e, world) for e in self.effects):
+        """Skip the step when every goal effect holds (``held`` bound to what the task holds or last held)."""
+        held = world.gripper.holding or self.context.last_held
+        bound = [bind_held(e, held) for e in self.effects]
+        if bound and all(e is not None and holds(e, world) for e in bound):
             self.feedback_message = "already holds: step skipped"
             self.context.emit("step_skipped", plan=self.step.plan_index, step=self.step.number)
             return Status.SUCCESS

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from bt_executive.llm.plan import Plan, Planner
+from bt_executive.llm.plan import Plan, Planner, PlannerRefused
 from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
 from bt_executive.skills.leaf import WorldStateSource
 from bt_executive.skills.manifest import SkillManifest
@@ -99,6 +99,16 @@ class TaskContext:
     last_result_at: float = float("-inf")
     wake: Callable[[], None] | None = None
     """Called (from another thread) when the planner answers: the owner can tick at once."""
+    last_held: str | None = None
+    """The object a world state last showed in the gripper: what ``held`` in ``place_on``'s effect names."""
+    goal_held: bool | None = None
+    """Whether the latest plan's goal held when last checked (None: not checked yet, or no goal)."""
+    goal_unmet: str = ""
+    """Why the goal last failed its check ("on(red_cube, plate) does not hold"), for the final detail."""
+    unafforded_plans: list[tuple[SkillCall, ...]] = field(default_factory=list)
+    """Plans refused for asking an object what it does not afford; the same plan again is a refusal."""
+    last_refusal: PlannerRefused | None = None
+    """The refusal the latest checked plan amounts to (not_afforded), if any; the budget spent on it refuses."""
 
     def world_is_stale(self) -> bool:
         """Whether the world state predates the last skill result (and we have not waited too long for a newer one).
@@ -113,8 +123,11 @@ class TaskContext:
         return self.world_arrival() < self.last_result_at and waited < WORLD_FRESHNESS_WAIT_S
 
     def current_world(self) -> WorldState | None:
-        """The latest world state (None without a source or before the first one)."""
-        return self.world() if self.world is not None else None
+        """The latest world state (None without a source or before the first one); notes what it shows held."""
+        world = self.world() if self.world is not None else None
+        if world is not None and world.gripper.holding is not None:
+            self.last_held = world.gripper.holding
+        return world
 
     @property
     def replan_budget(self) -> int:

@@ -8,6 +8,7 @@
     │  ├─ Step 1 · pick(red_cube)
     │  └─ Step 2 · place_on(plate)               failed -> Replan after step 2
     └─ Plan #1                                   the remaining work, grafted after the replan
+       └─ Goal · on(red_cube, plate)             done only if the goal holds in the world
 
 The owner ticks it (``tick_once``) at its rate; grafts happen between ticks.
 ``cancel()`` halts it: running leaves cancel their goals and the task ends
@@ -51,6 +52,10 @@ class TaskOutcome(BaseModel):
     retries: int = Field(default=0, ge=0)
     replans: int = Field(default=0, ge=0)
     duration_s: float = Field(default=0.0, ge=0.0)
+    goal: tuple[str, ...] = Field(default=(), description="the last plan's goal predicates")
+    goal_held: bool | None = Field(
+        default=None, description="whether that goal held in the world when checked (None: not checked)"
+    )
 
 
 class TaskTree:
@@ -111,7 +116,7 @@ class TaskTree:
 
     @property
     def final_reason(self) -> str | None:
-        """``done``, ``replan_exhausted``, ``aborted:<kind>``, ``preempted``, ``planner_error``; None if running."""
+        """``done``, ``replan_exhausted``, ``aborted:<kind>``, ``preempted``, ``planner_error``, ``planner_refused``."""
         return self.context.final_reason
 
     def tick_once(self) -> None:
@@ -159,6 +164,8 @@ class TaskTree:
             retries=sum(1 for e in ctx.events if e.kind == "retry"),
             replans=ctx.replans,
             duration_s=round(end - ctx.started_at, 4),
+            goal=ctx.plans[-1].goal if ctx.plans else (),
+            goal_held=ctx.goal_held if ctx.plans and ctx.plans[-1].goal else None,
         )
 
     # grafting ---------------------------------------------------------------------------------------
