@@ -3,9 +3,11 @@
 Starts the MuJoCo robot (``bt-executive sim``) and the executive
 (``bt-executive serve``) as separate ROS 2 processes in a namespace of their
 own, sends the task (default: put the red cube on the green plate) through
-ExecuteTask, shows its progress, checks the result against the sim's own
-world state, and ends with a summary: final reason, steps, retries, replans,
-wall time, the run directory and the command that replays it in the viewer.
+ExecuteTask, shows its progress, and ends with a summary: final reason (a
+refusal with its reason), the task's goal and whether the executive's own
+check found it holding in the world state, steps, retries, replans, wall
+time, the run directory and the command that replays it in the viewer.
+``--check PREDICATE`` adds a check on the sim's own world state.
 ``--faults FILE`` injects failures to show recovery; ``--planner local``
 plans with the real local model.
 
@@ -64,7 +66,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--check",
         default=None,
         metavar="PREDICATE",
-        help=f"predicate the sim must satisfy at the end (default task: {DEFAULT_CHECK})",
+        help=f"predicate the sim's world state must satisfy at the end (default task, no goal: {DEFAULT_CHECK})",
     )
     demo.add_argument("--namespace", default=None, metavar="NS", help="ROS namespace (default: /demo_<pid>)")
     demo.add_argument("--run-dir", default=None, metavar="DIR", help="where the run directory goes")
@@ -130,7 +132,8 @@ def run_demo(args: argparse.Namespace) -> int:
         group.stop()
         return 1
     codes = group.stop()
-    code = _summarise(result, world, check, runs_root, time.monotonic() - started, codes)
+    given = args.check is not None
+    code = _summarise(result, world, check, given, runs_root, time.monotonic() - started, codes)
     if args.vla:
         _summarise_vla(result, Path(record.name))
     Path(record.name).unlink(missing_ok=True)
@@ -179,7 +182,9 @@ def _sim_world(node: Any, namespace: str) -> Any:
     return from_msg(future.result().state) if future.done() else None
 
 
-def _summarise(result: Any, world: Any, check: str, runs_root: Path, wall_s: float, codes: dict[str, int]) -> int:
+def _summarise(
+    result: Any, world: Any, check: str, check_given: bool, runs_root: Path, wall_s: float, codes: dict[str, int]
+) -> int:
     from bt_executive.cli.run_command import print_result
     from bt_executive.executive.run_dir import RunReader
     from bt_executive.skills.conditions import holds
@@ -188,9 +193,12 @@ def _summarise(result: Any, world: Any, check: str, runs_root: Path, wall_s: flo
     print_result(result)
     run = _latest_run(runs_root)
     outcome = RunReader(run).outcome() if run else None
+    # The executive's own goal check decides; the sim's world state is consulted only for an explicit
+    # --check, or for the default task when the planner stated no goal to check.
+    sim_check = check if (check and (not result.goal or check_given)) else ""
     checked = None
-    if check and world is not None:
-        checked = holds(parse_predicate(check), world)
+    if sim_check and world is not None:
+        checked = holds(parse_predicate(sim_check), world)
     steps = sum(1 for a in result.attempts if a.result.success)
     print("\nsummary")
     print(f"  final_reason  {result.final_reason}")
@@ -199,16 +207,21 @@ def _summarise(result: Any, world: Any, check: str, runs_root: Path, wall_s: flo
         print(f"  retries       {outcome.retries}")
         print(f"  replans       {outcome.replans}")
     print(f"  wall time     {wall_s:.1f} s (task {result.wall_s:.1f} s)")
-    if check:
+    if result.goal:
+        held = {True: "holds", False: "DOES NOT HOLD", None: "not checked"}[result.goal_held]
+        print(f"  goal check    {', '.join(result.goal)}: {held} (the executive's check of the world state)")
+    if sim_check:
         verdict = "unknown (no world state)" if checked is None else ("holds" if checked else "DOES NOT HOLD")
-        print(f"  sim check     {check}: {verdict}")
+        print(f"  sim check     {sim_check}: {verdict}")
+    if result.final_reason == "planner_refused":
+        print(f"  refused       {result.detail}")
     if run is not None:
         print(f"  run dir       {run}")
         print(f"  viewer        bt-executive view --run {run}")
     unclean = {n: c for n, c in codes.items() if c != 0}
     if unclean:
         print(f"  processes     exited uncleanly: {unclean}")
-    ok = result.success and checked is not False and not unclean
+    ok = result.success and result.goal_held is not False and checked is not False and not unclean
     return 0 if ok else 1
 
 

@@ -5,7 +5,9 @@ loaded in this process, or its state cached from an earlier call:
 ``scene_world``; no ROS, no robot), then prints the plan and the task
 tree the executive would compile from it, with placeholder leaves. With the
 ``local`` profile this runs the real local model (started in this process
-when nothing serves it yet). Exit 0 with a plan, 1 on ``planner_error``.
+when nothing serves it yet). Exit 0 with a plan, 1 on ``planner_error`` or
+``planner_refused`` (the planner refused, or its plan asks an object for what
+it does not afford: ``pick(table)``), printed with the reason.
 Executing a task goes through a running executive (``bt-executive run``).
 """
 
@@ -34,11 +36,12 @@ def run_plan(args: argparse.Namespace) -> int:
     """Plan, compile and print."""
     from bt_executive.cli.scene_world import scene_world_state
     from bt_executive.executive.planner_factory import make_planner
-    from bt_executive.llm.plan import PlannerError
+    from bt_executive.llm.plan import PlannerError, PlannerRefused
     from bt_executive.resources import default_skill_dirs
     from bt_executive.skills.registry import SkillRegistry
     from bt_executive.trees.exporters import export_tree
     from bt_executive.trees.inert_tree import PlaceholderLeafFactory
+    from bt_executive.trees.plan_check import check_plan, refusal_for
     from bt_executive.trees.task_tree import TaskTree
 
     registry = SkillRegistry.discover(default_skill_dirs())
@@ -50,6 +53,13 @@ def run_plan(args: argparse.Namespace) -> int:
         return 2
     try:
         plan = planner.plan(args.task, world)
+        refusal = refusal_for(check_plan(plan, registry, world))  # pick(table): refused before anything moves
+        if refusal is not None:
+            raise refusal
+    except PlannerRefused as err:
+        listed = f" (candidates: {', '.join(err.candidates)})" if err.candidates else ""
+        sys.stderr.write(f"planner_refused ({err.kind.value}): {err.reason}{listed}\n")
+        return 1
     except PlannerError as err:
         sys.stderr.write(f"planner_error: {err}\n")
         return 1
@@ -62,6 +72,8 @@ def run_plan(args: argparse.Namespace) -> int:
         return 0
     notes = f"  ({plan.notes})" if plan.notes else ""
     print(f"task: {args.task}\nplanner: {plan.planner or args.planner}{notes}")
+    if plan.goal:
+        print(f"goal: {', '.join(plan.goal)}")
     for number, call in enumerate(plan.steps, start=1):
         print(f"  {number}. {call.skill} {json.dumps(call.args, sort_keys=True)}")
     if plan.is_done:

@@ -46,7 +46,13 @@ def print_result(result: TaskResult, out: TextIO = sys.stdout) -> None:
             kind = res.failure_kind.value if res.failure_kind else "?"
             where = f"plan #{attempt.plan_index} step {attempt.step} {attempt.call.label()}"
             out.write(f"  failed: {where}: {kind} {res.reason}\n")
+    if result.goal:
+        verdict = {True: "holds", False: "DOES NOT HOLD", None: "not checked"}[result.goal_held]
+        out.write(f"  goal: {', '.join(result.goal)}: {verdict}\n")
     out.write(f"task {'succeeded' if result.success else 'ended'}: {result.final_reason} in {result.wall_s:.1f} s\n")
+    if result.detail and not result.success:
+        what = "refused" if result.final_reason == "planner_refused" else "why"
+        out.write(f"  {what}: {result.detail}\n")
     out.flush()
 
 

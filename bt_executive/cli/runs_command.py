@@ -137,6 +137,9 @@ def format_run(reader: RunReader) -> str:
     lines.append(
         f"final     {summary.final_reason}" + (f" ({outcome.detail})" if outcome is not None and outcome.detail else "")
     )
+    if outcome is not None and outcome.goal:
+        held = {True: "holds", False: "DOES NOT HOLD", None: "not checked"}[outcome.goal_held]
+        lines.append(f"goal      {', '.join(outcome.goal)}: {held}")
     lines.append(
         f"counts    {summary.steps} step(s), {summary.attempts} attempt(s), {summary.retries} retr"
         f"{'y' if summary.retries == 1 else 'ies'}, {summary.replans} replan(s), {summary.duration_s:.1f}s"
@@ -170,6 +173,12 @@ def _event_line(event: TaskEvent) -> str | None:
             else:
                 verdict = f"failed {result.get('failure_kind')}: {result.get('reason', '')}"
             return f"{at}    step {event.step} {data.get('label', '')}  {verdict}"
+        case "planner_refused":
+            return f"{at}  planner refused ({data.get('refusal')}): {data.get('reason', '')}"
+        case "goal_check":
+            goal = ", ".join(str(g) for g in data.get("goal") or [])  # type: ignore[union-attr]
+            verdict = "holds" if data.get("held") else f"NOT MET: {data.get('unmet', '')}"
+            return f"{at}  goal {goal}: {verdict}"
         case "step_skipped":
             return f"{at}    step {event.step} skipped: its effects already hold"
         case "retry":

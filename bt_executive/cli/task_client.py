@@ -36,6 +36,9 @@ class TaskResult(BaseModel):
     attempts: list[AttemptRecord]
     status: int
     wall_s: float
+    detail: str = ""
+    goal: tuple[str, ...] = ()
+    goal_held: bool | None = None
 
 
 def execute_task_name(namespace: str) -> str:
@@ -88,6 +91,9 @@ class TaskClient:
             attempts=_ATTEMPTS.validate_json(result.attempts_json or "[]"),
             status=int(response.status),
             wall_s=round(time.monotonic() - started, 3),
+            detail=str(result.detail),
+            goal=tuple(str(g) for g in result.goal),
+            goal_held=None if result.goal_held < 0 else bool(result.goal_held),
         )
 
     def cancel(self) -> None:

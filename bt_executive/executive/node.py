@@ -242,7 +242,10 @@ class ExecutiveNode:
             goal.succeed()
         else:
             goal.abort()
-        return self._result(outcome.success, outcome.final_reason, outcome.attempts, outcome.detail)
+        result = self._result(outcome.success, outcome.final_reason, outcome.attempts, outcome.detail)
+        result.goal = list(outcome.goal)
+        result.goal_held = -1 if outcome.goal_held is None else int(outcome.goal_held)
+        return result
 
     def _start(self, task: str, planner: Planner, profile: str, goal: ServerGoalHandle[Any, Any, Any]) -> _ActiveTask:
         writer = RunWriter.create(self.runs_root, task, profile)
@@ -307,12 +310,14 @@ class ExecutiveNode:
         result.success = success
         result.final_reason = final_reason
         result.attempts_json = json.dumps([a.model_dump(mode="json", exclude_none=True) for a in attempts])
+        result.detail = detail
+        result.goal_held = -1
         if detail and not success:
             _log.info(f"final_reason {final_reason}: {detail}")
         return result
 
     def _log_event(self, event: TaskEvent) -> None:
-        if event.kind in ("plan", "retry", "recovery", "plan_refused", "final"):
+        if event.kind in ("plan", "retry", "recovery", "plan_refused", "planner_refused", "goal_check", "final"):
             _log.info(f"{event.kind}: {json.dumps(event.data, separators=(',', ':'))[:300]}")
 
     # shutdown ---------------------------------------------------------------------------------------

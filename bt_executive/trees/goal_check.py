@@ -12,7 +12,9 @@
 Every step can succeed while the task is not done (a cube rolled off the
 plate after the gripper opened). The plan's goal (``Plan.goal``) is the
 task's own test; when it fails the planner is asked again with "goal not
-met" as a failed attempt, within the replan budget.
+met" as a failed attempt, within the replan budget. Without any world state
+(no publisher) the goal cannot be checked: the outcome says so
+(``goal_held`` None) rather than guessing, as Done?/Pre? do.
 """
 
 from __future__ import annotations
@@ -54,13 +56,17 @@ class GoalHolds(py_trees.behaviour.Behaviour):
         if self.context.world_is_stale():
             return Status.RUNNING
         world = self.context.current_world()
-        unmet = self.goal[0] if world is None else first_unmet(self.goal, world)
+        if world is None:  # no world state at all (none published): nothing to check it on, as for Done?/Pre?
+            self.feedback_message = "goal not checked: no world state"
+            self.context.emit("goal_check", plan=self.plan_index, goal=list(self.plan.goal), held=None)
+            return Status.SUCCESS
+        unmet = first_unmet(self.goal, world)
         self.context.goal_held = unmet is None
         if unmet is None:
             self.feedback_message = "goal holds"
             self.context.emit("goal_check", plan=self.plan_index, goal=list(self.plan.goal), held=True)
             return Status.SUCCESS
-        why = "no world state to check it on" if world is None else f"{unmet} does not hold"
+        why = f"{unmet} does not hold"
         self.feedback_message = f"goal not met: {why}"
         self.context.goal_unmet = why
         self.context.emit("goal_check", plan=self.plan_index, goal=list(self.plan.goal), held=False, unmet=why)

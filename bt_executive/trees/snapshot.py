@@ -185,6 +185,8 @@ def node_entry(
         data["replans"] = context.replans
         if context.final_reason is not None:
             data["final_reason"] = context.final_reason
+            if context.final_detail:
+                data["final_detail"] = context.final_detail
     return {
         "id": facts.id,
         "name": facts.name,

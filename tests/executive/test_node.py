@@ -120,3 +120,50 @@ def test_the_tree_ticks_when_an_answer_arrives_not_only_on_its_timer(make_rig: A
     result = client.run("pick up the red cube", timeout_s=30)
     # Start, plan, goal accepted, result: four ticks, 15-20 s if only the timer ticked.
     assert (result.final_reason, time.monotonic() - started < timer_period_s) == ("done", True)
+
+
+def test_a_refused_task_ends_planner_refused_with_its_reason_in_the_result_and_the_run_dir(
+    make_rig: Any, tmp_path: Path
+) -> None:
+    from bt_executive.cli.runs_command import format_run
+    from bt_executive.llm.plan import PlannerRefused, RefusalKind
+
+    refusal = PlannerRefused("no purple cube in the world state", RefusalKind.NO_SUCH_OBJECT, ["red_cube"])
+    rig: Rig = make_rig(refusal)
+    rig.server.serve("skills/pick")
+    client = rig.client()
+    start(rig, client)
+    result = client.run("pick up the purple cube", timeout_s=30)
+    assert (result.success, result.final_reason, result.detail) == (
+        False,
+        "planner_refused",
+        "no_such_object: no purple cube in the world state",
+    )
+    [run] = list((tmp_path / "runs").iterdir())
+    outcome = RunReader(run).outcome()
+    assert outcome is not None
+    assert (outcome.final_reason, outcome.attempts, rig.server.goals("skills/pick")) == ("planner_refused", (), [])
+    shown = format_run(RunReader(run))
+    assert "planner refused (no_such_object): no purple cube in the world state" in shown
+    assert "final     planner_refused (no_such_object: no purple cube in the world state)" in shown
+
+
+def test_the_result_carries_the_goal_checked_in_the_published_world_state(make_rig: Any) -> None:
+    from bt_executive.skills.world_state import ObjectState, WorldState
+    from bt_executive.skills.world_state_msg import to_msg
+    from bt_executive_interfaces.msg import WorldState as WorldStateMsg
+
+    rig: Rig = make_rig(Plan(steps=(PICK,), goal=("at_home",)))
+    rig.server.serve("skills/pick")
+    publisher = rig.client_node.create_publisher(WorldStateMsg, f"{rig.harness.namespace}/world_state", 10)
+    cube = ObjectState(id="red_cube", category="cube", position=(0.3, 0.1, 0.02), supported_by="table")
+    home = to_msg(WorldState(objects=(cube,), at_home=True))
+    rig.client_node.create_timer(0.05, lambda: publisher.publish(home))
+    client = rig.client()
+    start(rig, client)
+    deadline = time.monotonic() + 5
+    while rig.executive.world.latest() is None:
+        assert time.monotonic() < deadline, "the executive never received the world state"
+        time.sleep(0.02)
+    result = client.run("pick the red cube", timeout_s=30)
+    assert (result.final_reason, result.goal, result.goal_held) == ("done", ("at_home",), True)

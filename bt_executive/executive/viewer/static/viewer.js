@@ -63,9 +63,10 @@ function show_tree_facts(tree) {
   }
   var root = tree.behaviours[tree.root] || {}
   var final_reason = (root.data || {}).final_reason
+  var final_detail = (root.data || {}).final_detail
   var final = document.getElementById('final')
-  final.textContent = final_reason ? 'Final: ' + final_reason : ''
-  final.className = final_reason ? (final_reason == 'done' ? 'done' : 'failed') : ''
+  final.textContent = final_reason ? 'Final: ' + final_reason + (final_detail ? ' (' + final_detail + ')' : '') : ''
+  final.className = final_reason ? (final_reason == 'done' ? 'done' : (final_reason == 'planner_refused' ? 'refused' : 'failed')) : ''
 }
 
 function event_text(e) {
@@ -79,7 +80,9 @@ function event_text(e) {
   }
   if (e.kind == 'retry') extra = ' ' + d.failure_kind + ' (' + d.attempt + '/' + d.of + ')'
   if (e.kind == 'recovery') extra = ' ' + d.recovery + ' after ' + d.failure_kind
-  if (e.kind == 'final') extra = ' ' + d.final_reason
+  if (e.kind == 'final') extra = ' ' + d.final_reason + (d.detail ? ' (' + d.detail + ')' : '')
+  if (e.kind == 'planner_refused') extra = ' ' + d.refusal + ': ' + d.reason
+  if (e.kind == 'goal_check') extra = ' ' + (d.goal || []).join(', ') + (d.held ? ' holds' : ' NOT MET')
   return e.t.toFixed(2) + 's ' + e.kind + where + extra
 }
 
