@@ -213,8 +213,6 @@ def _summarise(
     if sim_check:
         verdict = "unknown (no world state)" if checked is None else ("holds" if checked else "DOES NOT HOLD")
         print(f"  sim check     {sim_check}: {verdict}")
-    if result.final_reason == "planner_refused":
-        print(f"  refused       {result.detail}")
     if run is not None:
         print(f"  run dir       {run}")
         print(f"  viewer        bt-executive view --run {run}")

@@ -69,7 +69,11 @@ def goal_effects(effects: Iterable[str], args: Mapping[str, JsonValue]) -> tuple
 
 
 def atom_holds(name: str, args: tuple[str, ...], world: WorldState) -> bool:
-    """Whether one ground, non-negated atom holds in ``world``."""
+    """Whether one ground, non-negated atom holds in ``world`` (``held``: what the gripper holds now)."""
+    if HELD in args:
+        if world.gripper.holding is None:
+            return False
+        args = tuple(world.gripper.holding if a == HELD else a for a in args)
     obj = world.object(args[0]) if args else None
     match name:
         case "holding":
@@ -143,7 +147,11 @@ class SymbolicState:
         return None if self._held == _SOMETHING else self._held
 
     def holds(self, predicate: Predicate) -> bool:
-        """Whether a bound predicate holds in the imagined state."""
+        """Whether a bound predicate holds in the imagined state (``held``: what the imagined gripper holds)."""
+        grounded = bind_held(predicate, self.held)
+        if grounded is None:
+            return predicate.negated  # nothing named is held: on(held, x) cannot be shown to hold
+        predicate = grounded
         name, args = predicate.name, predicate.args
         if name == "holding":
             value = self._held == args[0]
@@ -172,6 +180,10 @@ class SymbolicState:
 
     def apply(self, effect: Predicate) -> None:
         """Make a bound effect true (or false, when negated), keeping the gripper consistent."""
+        grounded = bind_held(effect, self.held)
+        if grounded is None:
+            return  # on(held, x) with nothing named in the gripper: nothing known moved
+        effect = grounded
         name, args, value = effect.name, effect.args, not effect.negated
         if name == "holding":
             if value:

@@ -158,3 +158,40 @@ def test_an_unafforded_plan_the_planner_repairs_runs(leaves: WorldLeaves) -> Non
 def test_an_unafforded_plan_with_no_replan_budget_is_refused(leaves: WorldLeaves) -> None:
     outcome = run(leaves, ScriptedPlanner([plan(PICK_TABLE)]), max_replans=0).outcome()
     assert (outcome.final_reason, leaves.started) == ("planner_refused", [])
+
+
+def test_the_plan_check_names_the_unafforded_step_and_what_the_object_affords() -> None:
+    from bt_executive.trees.plan_check import check_plan, refusal_for
+
+    problems = check_plan(plan(PICK_TABLE), SkillRegistry.discover(default_skill_dirs()), WorldLeaves().world())
+    refusal = refusal_for(problems)
+    assert [p.kind for p in problems] == ["not_afforded"]
+    assert problems[0].message == (
+        "table does not afford graspable: tabletop/pick needs graspable(table) (table affords support)"
+    )
+    assert refusal is not None and refusal.kind is RefusalKind.NOT_AFFORDED
+
+
+def test_symbolically_place_on_puts_down_what_the_gripper_holds() -> None:
+    from bt_executive.trees.plan_check import check_plan
+
+    registry = SkillRegistry.discover(default_skill_dirs())
+    world = WorldLeaves().world()
+    # The second place_on is not skipped as "already on the plate": the green cube, not the red one, is held;
+    # had it been skipped, the last pick would find the gripper full.
+    assert check_plan(plan(PICK, PLACE, PICK_GREEN, PLACE, PICK), registry, world) == []
+    assert [p.step for p in check_plan(plan(PICK, PLACE, PLACE), registry, world)] == []  # skipped: red on plate
+
+
+def test_a_symbolic_state_binds_held_to_what_its_gripper_holds() -> None:
+    from bt_executive.skills.conditions import SymbolicState
+    from bt_executive.skills.predicates import parse_predicate
+
+    leaves = WorldLeaves()
+    leaves.holding = "red_cube"
+    state = SymbolicState(leaves.world())
+    before = state.holds(parse_predicate("on(held, plate)"))
+    state.apply(parse_predicate("on(held, plate)"))
+    after = (state.holds(parse_predicate("on(red_cube, plate)")), state.holds(parse_predicate("gripper_empty")))
+    # Nothing held any more: on(held, plate) can no longer be shown to hold.
+    assert (before, after, state.holds(parse_predicate("on(held, plate)"))) == (False, (True, True), False)
