@@ -169,7 +169,8 @@ def test_the_plan_check_names_the_unafforded_step_and_what_the_object_affords() 
     assert problems[0].message == (
         "table does not afford graspable: tabletop/pick needs graspable(table) (table affords support)"
     )
-    assert refusal is not None and refusal.kind is RefusalKind.NOT_AFFORDED
+    assert refusal is not None
+    assert refusal.kind is RefusalKind.NOT_AFFORDED
 
 
 def test_symbolically_place_on_puts_down_what_the_gripper_holds() -> None:
