@@ -96,7 +96,14 @@ def test_run_skill_fields_and_defaults(interfaces: Interfaces) -> None:
 def test_execute_task_fields_and_defaults(interfaces: Interfaces) -> None:
     execute_task = interfaces.ExecuteTask
     assert _fields(execute_task.Goal) == {"task": "string", "planner_profile": "string"}
-    assert _fields(execute_task.Result) == {"success": "boolean", "final_reason": "string", "attempts_json": "string"}
+    assert _fields(execute_task.Result) == {
+        "success": "boolean",
+        "final_reason": "string",
+        "attempts_json": "string",
+        "detail": "string",
+        "goal": "sequence<string>",
+        "goal_held": "int8",
+    }
     assert _fields(execute_task.Feedback) == {
         "plan_index": "int32",
         "step": "int32",
@@ -117,6 +124,7 @@ def test_world_state_fields_and_defaults(interfaces: Interfaces) -> None:
         "reachable": "boolean",
         "supported_by": "string",
         "inside": "string",
+        "affordances": "sequence<string>",
     }
     assert _fields(interfaces.WorldState) == {
         "stamp": "builtin_interfaces/Time",
