@@ -138,6 +138,7 @@ class _PlanBuilder:
         self.steps: list[SkillCall] = []
         self.notes: list[str] = []
         self.last_object: str | None = None
+        self.last_target: str | None = None
         self.goal: list[Predicate] = []
         self.depth = 0
         # Calls that succeeded in earlier attempts, so a replan does not repeat them (see already_done).
@@ -159,9 +160,12 @@ class _PlanBuilder:
     # -- object phrases ---------------------------------------------------------------------------
 
     def resolve(self, phrase: str | None, intent: Intent, *, among: Collection[str] | None = None) -> str:
-        """The id a phrase names; a pronoun is the previous clause's object, else the held one."""
+        """The id a phrase names; a pronoun is the previous clause's object (or its destination, where
+        only that fits: "put the cube in the drawer and shut it"), else the held one."""
         if phrase is None:
-            referent = self.last_object or self.held()
+            candidates = [c for c in (self.last_object, self.last_target, self.held()) if c is not None]
+            fitting = [c for c in candidates if among is None or c in among]
+            referent = (fitting or candidates or [None])[0]
             if referent is None:
                 raise UnplannableStep(
                     f"'it' in {intent.clause!r} refers to nothing: no object earlier in the task "
@@ -496,6 +500,7 @@ class _PlanBuilder:
 
     def _target(self, intent: Intent, obj: str) -> str:
         target = self.resolve(intent.target, intent)
+        self.last_target = target
         if target == obj:
             raise UnplannableStep(f"{intent.clause!r} names {obj} as both the object and where it goes")
         return target
