@@ -165,7 +165,7 @@ class _PlanBuilder:
         if phrase is None:
             candidates = [c for c in (self.last_object, self.last_target, self.held()) if c is not None]
             fitting = [c for c in candidates if among is None or c in among]
-            referent = (fitting or candidates or [None])[0]
+            referent = next(iter(fitting or candidates), None)
             if referent is None:
                 raise UnplannableStep(
                     f"'it' in {intent.clause!r} refers to nothing: no object earlier in the task "
