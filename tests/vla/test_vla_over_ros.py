@@ -138,16 +138,21 @@ def test_a_silent_camera_fails_the_skill_sensor_stale_within_the_bound(
     with sim_process(ros_domain_id, ros_harness.namespace, tmp_path, "--faults", str(faults)):
         driver = Driver(ros_harness, vla_manifest, blue_in_bowl, OraclePolicy())
         driver.tick_until(lambda: False)
-        ended = time.monotonic()
-        last_frame = driver.robot._latest["front"].arrived
     assert vla_manifest.vla is not None
     bound = vla_manifest.vla.robot
     result = driver.leaf.result
     assert result is not None
     stale = result.evidence.get("stale")
-    assert (result.failure_kind, isinstance(stale, dict) and "front" in stale) == (FailureKind.SENSOR_STALE, True)
-    # stale after max_age_s, failed after waiting stale_timeout_s more; one tick and one period of slack
-    assert ended - last_frame <= bound.max_age_s + bound.stale_timeout_s + 0.3
+    front_age = stale.get("front") if isinstance(stale, dict) else None
+    # The skill's own clock at the moment it gave up (not the test's polling): the frame went stale after
+    # max_age_s, noticed at the next action (one control period), then stale_timeout_s of waiting; 0.5 s of
+    # scheduling slack for a loaded 2-core CI machine.
+    period_s = 1.0 / vla_manifest.vla.control_rate_hz
+    within = bound.max_age_s + period_s + bound.stale_timeout_s + 0.5
+    assert (result.failure_kind, isinstance(front_age, float) and front_age <= within) == (
+        FailureKind.SENSOR_STALE,
+        True,
+    ), result.evidence
 
 
 def test_a_killed_policy_server_fails_the_skill_policy_error(
@@ -217,11 +222,12 @@ def test_the_vla_demo_runs_the_skill_through_the_executive_over_topics_and_a_web
     checks = (
         done.returncode,
         "final_reason  done" in output,
-        "sim check     on(blue_cube, bowl): holds" in output,
+        "goal check    in(blue_cube, bowl): holds" in output,
+        "sim check     in(blue_cube, bowl): holds" in output,
         "policy queries over websocket" in output,
         "0 joint trajectories received" not in output,
     )
-    assert checks == (0, True, True, True, True), output
+    assert checks == (0, True, True, True, True, True), output
 
 
 def _png_pixels(data_url: str) -> np.ndarray:
