@@ -26,10 +26,12 @@ Parallel                    Parallel success_count / failure_count
 Retry(n)                    RetryUntilSuccessful num_attempts=n
 Timeout(s)                  Timeout msec
 Repeat(n) / Inverter        Repeat num_cycles / Inverter
-StepAttempts                RetryUntilSuccessful num_attempts (1 + the largest
-                            retry budget of the step's policy, -1 if unknown);
-                            with recovery subtrees, the custom Control node
-                            ``StepAttempts`` (declared in the TreeNodesModel)
+StepAttempts                RetryUntilSuccessful num_attempts = 1 + the largest
+                            retry budget of the step's policy (+ 1 per recovery
+                            subtree); with recovery subtrees, its child is
+                            ``Fallback(leaf, ForceFailure(recovery)...)``: a
+                            failed attempt runs the recovery, then the leaf
+                            again (see below)
 skill leaf (has a call)     Action, ID = the skill id with ``/`` as ``_``,
                             one input port per argument (lists and objects as
                             JSON text)
@@ -38,10 +40,30 @@ conditions                  Condition (``EffectsHold``, ``PreconditionsHold``,
 anything else               Action / Control / Decorator named by its class
 ==========================  ===================================================
 
-Every ID that is not a BT.CPP builtin is declared in ``TreeNodesModel`` with
-its ports, so Groot2 shows the tree without the C++ plugins. An argument
-named like a reserved attribute (``name``, ``ID``, ``_...``) becomes
-``arg_<name>``.
+Only BT.CPP's own controls and decorators appear, so BehaviorTree.CPP loads
+the XML once its Actions and Conditions are registered (every one is declared
+with its ports in ``TreeNodesModel``, which is also what Groot2 draws without
+the C++ plugins). A composite or decorator of a class this table does not
+know becomes a ``Sequence`` (of one child, for a decorator: a pass-through).
+An argument named like a reserved attribute (``name``, ``ID``, ``_...``)
+becomes ``arg_<name>``.
+
+**StepAttempts in builtins, and why.** In py_trees the step's policy picks,
+per failure kind, one of retry (run the leaf again), recover (run the named
+recovery subtree, then the leaf again) or give up (replan, abort). BT.CPP
+can only branch on *why* a leaf failed with a custom Control node, or with an
+output port the leaf writes plus a script condition; neither can be
+registered through behaviortreepy (no custom controls, no ports from
+Python), and a BT.CPP program loading our XML would need our C++ plugin for
+the former. So the export uses builtins and states the bound rather than the
+choice: ``RetryUntilSuccessful`` with the step's largest attempt count
+(retries plus one per recovery), around ``Fallback(leaf,
+ForceFailure(recovery))`` so that a failed attempt runs the recovery and
+then tries the leaf again. It over-approximates: BT.CPP runs the recovery
+after every failure and retries kinds the policy would hand to the replan
+node; the replan itself stays visible as the step's ``PlanningNode`` Action.
+A declared leaf (``StepAttempts`` as one Action) would be exact about the
+semantics but hide the skill leaf and its recovery from Groot2.
 """
 
 from __future__ import annotations
@@ -75,12 +97,11 @@ _RESERVED_PORTS = {"name", "ID", "main_tree_to_execute"}
 _NOT_ID_CHAR = re.compile(r"[^A-Za-z0-9_]")
 _Mapped = tuple[str, dict[str, str], dict[str, str]]
 """(element tag, attribute values, declared port types) for one node."""
-_MODEL_TAG = {"action": "Action", "condition": "Condition", "composite": "Control", "decorator": "Decorator"}
 
 
 @dataclass
 class _Model:
-    """The TreeNodesModel being collected: ID -> (model tag, port name -> type)."""
+    """The TreeNodesModel being collected: ID -> (model tag, port name -> type); Actions and Conditions only."""
 
     nodes: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
 
@@ -92,19 +113,34 @@ class _Model:
             known.setdefault(port, port_type)
 
 
+@dataclass(frozen=True)
+class BtcppExport:
+    """The XML, and for each node of its tree in pre-order the py_trees node it stands for (None: added by us)."""
+
+    xml: str
+    sources: tuple[py_trees.behaviour.Behaviour | None, ...]
+
+
 def btcpp_xml(root: py_trees.behaviour.Behaviour, *, tree_id: str = MAIN_TREE) -> str:
     """The tree as BehaviorTree.CPP v4 XML with a TreeNodesModel (indented, with an XML declaration)."""
+    return btcpp_export(root, tree_id=tree_id).xml
+
+
+def btcpp_export(root: py_trees.behaviour.Behaviour, *, tree_id: str = MAIN_TREE) -> BtcppExport:
+    """The XML and which py_trees node each BT.CPP node mirrors (the Groot2 feed maps statuses with it)."""
     model = _Model()
+    sources: list[py_trees.behaviour.Behaviour | None] = []
     document = ET.Element("root", {"BTCPP_format": "4", "main_tree_to_execute": tree_id})
     tree = ET.SubElement(document, "BehaviorTree", {"ID": tree_id})
-    tree.append(_element(root, model))
+    tree.append(_element(root, model, sources))
     nodes_model = ET.SubElement(document, "TreeNodesModel")
     for node_id, (tag, ports) in sorted(model.nodes.items()):
         entry = ET.SubElement(nodes_model, tag, {"ID": node_id})
         for port, port_type in sorted(ports.items()):
             ET.SubElement(entry, "input_port", {"name": port, "type": port_type})
     ET.indent(document)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(document, encoding="unicode") + "\n"
+    xml = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(document, encoding="unicode") + "\n"
+    return BtcppExport(xml, tuple(sources))
 
 
 def btcpp_id(text: str) -> str:
@@ -119,13 +155,37 @@ def port_name(arg: str) -> str:
     return f"arg_{ident.lstrip('_')}" if ident in _RESERVED_PORTS or ident.startswith("_") else ident
 
 
-def _element(node: py_trees.behaviour.Behaviour, model: _Model) -> ET.Element:
+def _element(
+    node: py_trees.behaviour.Behaviour, model: _Model, sources: list[py_trees.behaviour.Behaviour | None]
+) -> ET.Element:
     tag, attrs, ports = _mapping(node)
-    model.declare(tag, _MODEL_TAG.get(node_kind(node), "Action"), ports)
+    if tag not in BTCPP_BUILTINS:
+        model.declare(tag, "Condition" if node_kind(node) == "condition" else "Action", ports)
     element = ET.Element(tag, {"name": node.name, **attrs})
+    sources.append(node)
+    if type_name(node) == "StepAttempts" and len(node.children) > 1:
+        _attempts_with_recovery(node, element, model, sources)
+        return element
     for child in node.children:
-        element.append(_element(child, model))
+        element.append(_element(child, model, sources))
     return element
+
+
+def _attempts_with_recovery(
+    node: py_trees.behaviour.Behaviour,
+    element: ET.Element,
+    model: _Model,
+    sources: list[py_trees.behaviour.Behaviour | None],
+) -> None:
+    """``Fallback(leaf, ForceFailure(recovery)...)`` under the step's RetryUntilSuccessful (module docstring)."""
+    leaf, *recoveries = node.children
+    attempt = ET.SubElement(element, "Fallback", {"name": f"Attempt · {leaf.name}"})
+    sources.append(None)
+    attempt.append(_element(leaf, model, sources))
+    for recovery in recoveries:
+        then = ET.SubElement(attempt, "ForceFailure", {"name": "then the leaf again"})
+        sources.append(None)
+        then.append(_element(recovery, model, sources))
 
 
 def _mapping(node: py_trees.behaviour.Behaviour) -> _Mapped:
@@ -142,18 +202,13 @@ def _mapping(node: py_trees.behaviour.Behaviour) -> _Mapped:
     if kind == "decorator":
         return _decorator(node, structure)
     if type_name(node) == "StepAttempts":
-        attempts = str(structure.get("num_attempts", -1))
-        if len(node.children) <= 1:
-            return "RetryUntilSuccessful", {"num_attempts": attempts}, {}
+        attempts = structure.get("num_attempts", -1)
         recoveries = structure.get("recovery_subtrees")
-        shown = ",".join(str(r) for r in recoveries) if isinstance(recoveries, list) else ""
-        return (
-            "StepAttempts",
-            {"num_attempts": attempts, "recoveries": shown},
-            {"num_attempts": "int", "recoveries": "std::string"},
-        )
+        if isinstance(attempts, int) and attempts > 0 and isinstance(recoveries, list):
+            attempts += len(recoveries)  # each recovery is followed by one more try of the leaf
+        return "RetryUntilSuccessful", {"num_attempts": str(attempts)}, {}
     if kind == "composite":
-        return btcpp_id(type_name(node)), {}, {}
+        return "Sequence", {}, {}
     call = getattr(node, "call", None)
     if call is not None and hasattr(call, "skill"):
         values = {port_name(k): _port_value(v) for k, v in call.args.items()}
@@ -200,7 +255,7 @@ def _decorator(node: py_trees.behaviour.Behaviour, structure: dict[str, JsonValu
         return "ForceSuccess", {}, {}
     if name == "SuccessIsFailure":
         return "ForceFailure", {}, {}
-    return btcpp_id(name), {}, {}
+    return "Sequence", {}, {}  # one child: passes its status through
 
 
 def _parallel_counts(node: py_trees.behaviour.Behaviour) -> dict[str, str]:

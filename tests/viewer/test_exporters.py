@@ -104,13 +104,21 @@ def test_btcpp_xml_maps_retry_timeout_and_reactive_nodes() -> None:
     assert undeclared_ids(xml) == set()
 
 
-def test_step_attempts_with_a_recovery_is_a_declared_control_node(plan_file: Path) -> None:
+def test_step_attempts_with_a_recovery_is_a_retry_around_the_leaf_then_the_recovery(plan_file: Path) -> None:
     document = ET.fromstring(btcpp_xml(plan_tree(plan_file)))
-    attempts = document.find(".//StepAttempts")
-    declared = document.find("TreeNodesModel/Control[@ID='StepAttempts']")
+    attempts = document.find(".//RetryUntilSuccessful[@name='Attempts · pick(red_cube)']")
     assert attempts is not None
-    assert declared is not None
-    assert (attempts.get("num_attempts"), attempts.get("recoveries")) == ("3", "home_then_retry")
+    shape = [(e.tag, e.get("name")) for e in attempts.iter()][1:]
+    assert (attempts.get("num_attempts"), shape) == (
+        "4",
+        [
+            ("Fallback", "Attempt · pick(red_cube)"),
+            ("tabletop_pick", "pick(red_cube)"),
+            ("ForceFailure", "then the leaf again"),
+            ("Sequence", "Recover · home_then_retry"),
+            ("tabletop_home", "home()"),
+        ],
+    )
 
 
 def test_export_of_a_run_draws_its_last_tree_with_statuses(
