@@ -32,6 +32,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from bt_executive.sim.scene import ObjectId
+from bt_executive.skills.text_rules import Line, Text
 
 
 class MissedGraspFault(BaseModel):
@@ -95,8 +96,8 @@ class FaultConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(min_length=1, max_length=64)
-    description: str = Field(default="", max_length=500)
+    name: Line = Field(min_length=1, max_length=64)
+    description: Text = Field(default="", max_length=500)
     seed: int | None = Field(default=None, ge=0, description="None: use the backend's layout seed")
     missed_grasp: MissedGraspFault | None = None
     object_removed: tuple[ObjectRemovalFault, ...] = ()

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bt_executive.sim.arm import MAX_OPENING
 from bt_executive.skills.affordances import Affordance, default_affordances
+from bt_executive.skills.text_rules import Line, Text
 
 ObjectId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
 
@@ -163,8 +164,8 @@ class Scene(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(min_length=1, max_length=64)
-    description: str = Field(default="", max_length=500)
+    name: Line = Field(min_length=1, max_length=64)
+    description: Text = Field(default="", max_length=500)
     seed: int = Field(default=0, ge=0, description="layout seed used when the caller gives none")
     table_size: tuple[float, float] = Field(default=(1.4, 1.4), description="x and y extents of the table top, m")
     table_centre_x: float = 0.45

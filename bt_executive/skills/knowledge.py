@@ -42,6 +42,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from bt_executive.skills.errors import ManifestError, Problem
 from bt_executive.skills.loader import parse_yaml_mapping, validate_model
 from bt_executive.skills.manifest import SKILL_ID_PATTERN, Description, Keyword
+from bt_executive.skills.safe_files import read_bounded
+from bt_executive.skills.text_rules import Text, control_character_problem
 
 KNOWLEDGE_FILE = "SKILL.md"
 REFERENCES_DIR = "references"
@@ -83,11 +85,11 @@ class KnowledgeFrontmatter(BaseModel):
         min_length=1, max_length=500, description="router-precise: what this fact is about"
     )
     kind: Literal["knowledge"]
-    inputs: dict[FieldName, Annotated[str, Field(max_length=200)]] = Field(
+    inputs: dict[FieldName, Annotated[Text, Field(max_length=200)]] = Field(
         default_factory=dict,
         description="what the fact is keyed on, e.g. {drawer: world-state id of the drawer}",
     )
-    outputs: dict[FieldName, Annotated[str, Field(max_length=200)]] = Field(
+    outputs: dict[FieldName, Annotated[Text, Field(max_length=200)]] = Field(
         default_factory=dict,
         description="what the fact tells the planner, e.g. {pull_speed: fraction of the default speed}",
     )
@@ -317,26 +319,19 @@ def _reference_files(folder: Path, problems: list[Problem], depth: int) -> Itera
 
 
 def _read_text(path: Path, root: Path, limit: int) -> str:
-    """Read a bundle file as UTF-8 text: inside the bundle, a plain file, at most ``limit`` bytes, no NUL."""
+    """Read a bundle file as UTF-8 text: inside the bundle, a plain file, at most ``limit`` bytes, no control bytes."""
     source = str(path)
-    resolved = path.resolve()
-    if not resolved.is_relative_to(root):
-        raise ManifestError.single(source, "(file)", f"symlink points outside the bundle (to {resolved})")
-    if not resolved.is_file():
-        raise ManifestError.single(source, "(file)", "not a regular file")
-    size = resolved.stat().st_size
-    if size > limit:
-        raise ManifestError.single(source, "(file)", f"{size} bytes; knowledge files are limited to {limit}")
-    try:
-        with open(resolved, "rb") as handle:
-            raw = handle.read(limit + 1)  # a file that grew since stat() is still cut off at the limit
-    except OSError as err:
-        raise ManifestError.single(source, "(file)", f"cannot read: {err.strerror or err}") from None
-    if len(raw) > limit:
-        raise ManifestError.single(source, "(file)", f"more than {limit} bytes; knowledge files are limited to {limit}")
+    raw = read_bounded(path, limit, root=root, place="the bundle", what="knowledge files")
     if b"\x00" in raw:
         raise ManifestError.single(source, "(file)", f"binary file (NUL byte at {raw.index(0)}); only text is read")
     try:
-        return raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ManifestError.single(source, "(file)", f"not UTF-8: byte {err.start} is {raw[err.start]:#04x}") from None
+    # Windows line ends are still text; a lone carriage return (which hides what precedes it) is not.
+    lines = text.replace("\r\n", "\n").split("\n")
+    for number, line in enumerate(lines, start=1):
+        problem = control_character_problem(line, "\t")
+        if problem is not None:
+            raise ManifestError.single(source, f"line {number}", problem)
+    return text

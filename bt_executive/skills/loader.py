@@ -5,8 +5,12 @@ profiles, scenes, recovery tables) is read through here. The YAML loader is
 PyYAML's safe loader tightened further: no tags that construct Python
 objects (safe_load already refuses them), no aliases (a manifest never needs
 one, and they allow "billion laughs" blow-ups), no duplicate keys (PyYAML
-would silently keep the last). Anything that goes wrong, from a non-UTF-8
-byte to a recursion limit, becomes a ``ManifestError``.
+would silently keep the last). Files are opened through ``safe_files`` (no
+symlink out of the file's folder, no loops, regular files only, bounded
+size), and every string in the parsed data follows the text rule of
+``text_rules`` (no control characters but tab and newline; none in field
+names). Anything that goes wrong, from a non-UTF-8 byte to a recursion
+limit, becomes a ``ManifestError`` naming the file and the field.
 """
 
 from __future__ import annotations
@@ -15,11 +19,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
+import yaml.reader
 from pydantic import BaseModel, ValidationError
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node
 
 from bt_executive.skills.errors import ManifestError, Problem
+from bt_executive.skills.safe_files import read_bounded
+from bt_executive.skills.text_rules import PROSE_WHITESPACE, control_character_problem
 
 MAX_FILE_BYTES = 256 * 1024
 """A manifest is a page of YAML; anything far bigger is a mistake or an attack."""
@@ -59,15 +66,15 @@ class _StrictSafeLoader(_SafeBase):  # type: ignore[valid-type, misc]
         return mapping
 
 
-def read_yaml_mapping(path: Path) -> dict[str, Any]:
-    """Read a YAML file whose top level is a mapping, or raise ManifestError."""
+def read_yaml_mapping(path: Path, *, root: Path | None = None) -> dict[str, Any]:
+    """Read a YAML file whose top level is a mapping, or raise ManifestError.
+
+    The file is opened through ``safe_files``: a symlink must stay inside
+    ``root`` (default: the file's own directory), loops and non-regular files
+    are refused, and at most ``MAX_FILE_BYTES`` are read.
+    """
     source = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise ManifestError.single(source, "(file)", f"cannot read: {err.strerror or err}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ManifestError.single(source, "(file)", f"{len(raw)} bytes; config files are limited to {MAX_FILE_BYTES}")
+    raw = read_bounded(path, MAX_FILE_BYTES, root=root)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -83,6 +90,12 @@ def parse_yaml_mapping(text: str, source: str) -> dict[str, Any]:
         mark = err.problem_mark or err.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(yaml)"
         raise ManifestError.single(source, where, f"invalid YAML: {err.problem or err.context}") from None
+    except yaml.reader.ReaderError as err:  # a raw control character in the file itself
+        line = text.count("\n", 0, err.position) + 1
+        column = err.position - (text.rfind("\n", 0, err.position) + 1) + 1
+        code = err.character if isinstance(err.character, int) else ord(err.character)
+        reason = f"character U+{code:04X} written raw in the file: {err.reason}"
+        raise ManifestError.single(source, f"line {line}, column {column}", reason) from None
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as err:
         raise ManifestError.single(source, "(yaml)", f"invalid YAML: {type(err).__name__}: {err}") from None
     if data is None:
@@ -92,7 +105,40 @@ def parse_yaml_mapping(text: str, source: str) -> dict[str, Any]:
     bad_keys = [k for k in data if not isinstance(k, str)]
     if bad_keys:
         raise ManifestError.single(source, "(root)", f"field names must be strings, got {bad_keys[0]!r}")
+    problem = first_control_character(data)
+    if problem is not None:
+        raise ManifestError.single(source, *problem)
     return data
+
+
+def first_control_character(data: Any) -> tuple[str, str] | None:
+    """The first text in parsed YAML breaking the text rule, as (field path, reason); None if all is clean.
+
+    Every string value may hold tab and newline (prose); a mapping key is a
+    name and may hold no control character at all. Model fields can be
+    stricter (``text_rules.Line``); this walk is the floor for every field of
+    every config file, including free-form ones such as ``default_goal``.
+    Iterative, so a deeply nested file is not a RecursionError here.
+    """
+    stack: list[tuple[tuple[int | str, ...], Any]] = [((), data)]
+    while stack:
+        loc, item = stack.pop()
+        if isinstance(item, str):
+            reason = control_character_problem(item, PROSE_WHITESPACE)
+            if reason is not None:
+                return format_field_path(loc), reason
+        elif isinstance(item, dict):
+            children: list[tuple[tuple[int | str, ...], Any]] = []
+            for key, value in item.items():
+                if isinstance(key, str):
+                    reason = control_character_problem(key)
+                    if reason is not None:
+                        return format_field_path(loc), f"field name {key!r}: {reason}"
+                children.append(((*loc, key if isinstance(key, str) else str(key)), value))
+            stack.extend(reversed(children))
+        elif isinstance(item, list):
+            stack.extend(reversed([((*loc, index), value) for index, value in enumerate(item)]))
+    return None
 
 
 def validate_model(data: dict[str, Any], model: type[_M], source: str) -> _M:
@@ -149,6 +195,6 @@ def _reason(item: Any) -> str:
     return msg.removeprefix("Value error, ")
 
 
-def load_model(path: Path, model: type[_M]) -> _M:
-    """Read a YAML file and validate it into ``model``, or raise ManifestError."""
-    return validate_model(read_yaml_mapping(path), model, str(path))
+def load_model(path: Path, model: type[_M], *, root: Path | None = None) -> _M:
+    """Read a YAML file (a symlink staying inside ``root``, default its directory) and validate it into ``model``."""
+    return validate_model(read_yaml_mapping(path, root=root), model, str(path))

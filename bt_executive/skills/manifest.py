@@ -32,6 +32,7 @@ from pydantic import (
 from bt_executive.skills.failures import FailureKind
 from bt_executive.skills.predicates import PredicateText
 from bt_executive.skills.strategy import RecoveryStrategy
+from bt_executive.skills.text_rules import Line, Text
 from bt_executive.skills.vla_robot_binding import VlaRobotBinding
 
 SKILL_ID_PATTERN = r"^[a-z0-9][a-z0-9_\-]{0,63}/[a-z0-9][a-z0-9_\-]{0,63}$"
@@ -88,8 +89,8 @@ def _not_blank(value: str) -> str:
     return value
 
 
-Description = Annotated[str, AfterValidator(_not_blank)]
-"""A description routers and planners read: it must say something (not only whitespace)."""
+Description = Annotated[Text, AfterValidator(_not_blank)]
+"""A description routers and planners read: it must say something, in text without control characters."""
 
 Keyword = Annotated[str, Field(pattern=_KEYWORD)]
 Capability = Annotated[str, Field(pattern=_CAPABILITY)]
@@ -193,7 +194,7 @@ class VlaBinding(BaseModel):
         pattern=_POLICY_ENDPOINT,
         description="policy server speaking the openpi websocket protocol",
     )
-    prompt_template: Annotated[str, AfterValidator(_check_template)] = Field(
+    prompt_template: Annotated[Line, AfterValidator(_check_template)] = Field(
         default="{prompt}",
         min_length=1,
         max_length=500,

@@ -26,6 +26,7 @@ from bt_executive.skills.errors import ManifestError, Problem
 from bt_executive.skills.knowledge import KNOWLEDGE_FILE
 from bt_executive.skills.loader import load_model
 from bt_executive.skills.manifest import SkillManifest
+from bt_executive.skills.safe_files import resolve_inside
 
 ENTRY_POINT_GROUP = "bt_executive.skills"
 BUNDLE_FILE = "skill.yaml"
@@ -66,7 +67,17 @@ class UnknownSkill(KeyError):
 
 
 def manifest_files(path: Path) -> Iterator[Path]:
-    """The manifest files under ``path``: itself if a file, else bundles and YAML files, sorted."""
+    """The manifest files under ``path``: itself if a file, else bundles and YAML files, sorted.
+
+    A symlinked folder is followed unless it leads outside ``path`` or back
+    to a folder above it (a loop): then it is yielded as it is, for
+    ``collect`` to refuse by name.
+    """
+    top = path.resolve() if path.is_dir() else path
+    return _manifest_files(path, top, frozenset())
+
+
+def _manifest_files(path: Path, top: Path, above: frozenset[Path]) -> Iterator[Path]:
     if path.is_file():
         yield path
         return
@@ -78,11 +89,16 @@ def manifest_files(path: Path) -> Iterator[Path]:
         # Yielded so that collect() refuses it by name, instead of reading its references/ as manifests.
         yield path / KNOWLEDGE_FILE
         return
+    above = above | {path.resolve()}
     for child in sorted(path.iterdir()):
         if child.name.startswith("."):
             continue
         if child.is_dir():
-            yield from manifest_files(child)
+            target = child.resolve()
+            if child.is_symlink() and (target in above or not target.is_relative_to(top)):
+                yield child
+            else:
+                yield from _manifest_files(child, top, above)
         elif child.suffix in _SUFFIXES:
             yield child
 
@@ -121,8 +137,11 @@ def collect(paths: Iterable[Path], *, use_entry_points: bool = True) -> LoadRepo
             if path.name == KNOWLEDGE_FILE:
                 report.problems.append(Problem(str(path), "kind", KNOWLEDGE_REFUSED))
                 continue
+            if path.is_dir():
+                report.problems.append(_folder_problem(path, root))
+                continue
             try:
-                manifest = load_model(path, SkillManifest)
+                manifest = load_model(path, SkillManifest, root=root if root.is_dir() else None)
             except ManifestError as err:
                 report.problems.extend(err.problems)
                 continue
@@ -135,6 +154,15 @@ def collect(paths: Iterable[Path], *, use_entry_points: bool = True) -> LoadRepo
             seen[manifest.id] = source
             report.skills.append(RegisteredSkill(manifest, source))
     return report
+
+
+def _folder_problem(folder: Path, root: Path) -> Problem:
+    """Why a symlinked folder under a skill directory was not followed."""
+    try:
+        resolve_inside(folder, root, f"the skill directory ({root})")
+    except ManifestError as err:
+        return err.problems[0]
+    return Problem(str(folder), "(file)", f"symlinked folder loops back to {folder.resolve()}, above it; not followed")
 
 
 class SkillRegistry:

@@ -18,6 +18,9 @@ from bt_executive.skills.world_state import GripperState, ObjectState, WorldStat
 
 names = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True)
 skill_ids = st.builds(lambda a, b: f"{a}/{b}", names, names)
+prose = st.text(st.characters(exclude_categories=["Cc"]) | st.sampled_from("\t\n"), min_size=1, max_size=500)
+"""Text a description may hold: anything but control characters, tab and newline excepted (text_rules.Text)."""
+
 json_scalars = st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=12)
 json_values = st.recursive(
     json_scalars,
@@ -73,7 +76,7 @@ def manifests(draw: st.DrawFn) -> SkillManifest:
     data: dict[str, Any] = {
         "id": draw(skill_ids),
         "version": draw(st.from_regex(r"[0-9]{1,2}\.[0-9]{1,2}\.[0-9]{1,2}", fullmatch=True)),
-        "description": draw(st.text(min_size=1, max_size=500).filter(lambda s: s.strip() != "")),
+        "description": draw(prose.filter(lambda s: s.strip() != "")),
         "kind": kind,
         "actions": draw(st.lists(st.sampled_from(list(ActionVerb)), min_size=1, max_size=4, unique=True)),
         "objects": draw(st.lists(names, max_size=3)),
