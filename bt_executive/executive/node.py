@@ -45,6 +45,7 @@ from rclpy.context import Context
 from rclpy.node import Node
 from std_msgs.msg import String
 
+from bt_executive.executive.diagnostics import TaskDiagnostics
 from bt_executive.executive.frame_cache import FrameCache
 from bt_executive.executive.params import ExecutiveParams
 from bt_executive.executive.run_dir import RunWriter, run_listener
@@ -152,7 +153,8 @@ class ExecutiveNode:
         self._active: _ActiveTask | None = None
         self.snapshot_listeners: list[SnapshotListener] = []
         """Called on the tick thread with every snapshot ``~/tree`` gets (dict and JSON text; read, don't keep)."""
-        self._timer = self.node.create_timer(1.0 / params.tick_rate_hz, self._tick, callback_group=tick_group)
+        self.diagnostics = TaskDiagnostics(self.node)
+        self._timer = self.node.create_timer(1.0 / params.tick_rate_hz, self._timer_tick, callback_group=tick_group)
 
     # setup ------------------------------------------------------------------------------------------
 
@@ -192,6 +194,10 @@ class ExecutiveNode:
             if active.tree.final_reason is not None:
                 self._close(active)
 
+    def _timer_tick(self) -> None:
+        self.diagnostics.timer_ticked()
+        self._tick()
+
     def _publish(self, recorder: RunRecorder) -> None:
         """Send the snapshot the recorder just took (the text it recorded), and hand it to the listeners."""
         snapshot, text = recorder.last_snapshot, recorder.live.json()
@@ -209,6 +215,7 @@ class ExecutiveNode:
         active.done.set()
         if self._active is active:
             self._active = None
+        self.diagnostics.task_ended(outcome.task, outcome.final_reason)
         _log.info(
             "task %r ended: %s (%.1f s, run %s)",
             outcome.task,
@@ -267,6 +274,7 @@ class ExecutiveNode:
             if previous is not None and not previous.done.is_set():
                 self._cancel_locked(previous, "preempted by a new task")
             self._active = active
+            self.diagnostics.task_started()
         self._tick_now.trigger()  # the first tick now, not a period from now
         _log.info(f"task {task!r} started (planner {profile}, run {writer.path})")
         return active

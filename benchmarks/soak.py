@@ -1,0 +1,385 @@
+"""Soak: many tasks through one executive, and whether anything grows per task.
+
+The sim (``bt-executive sim``, lockstep, with ``--faults``: missed grasps by
+default) and the executive (``bt-executive serve``) run as separate
+processes in a ROS domain of their own; this process sends N tasks one after
+another through ``ExecuteTask`` (``TaskClient``):
+
+- a cycle of ordinary tabletop tasks (pick, place, stack, drawer, home);
+  missed grasps make some of them retry or replan;
+- every ``--preempt-every``-th task is preempted mid-skill by the next one
+  (sent as a new goal while the first one's skill runs);
+- every ``--refuse-every``-th task is refused before anything moves
+  (``pick up the table``).
+
+After each task it samples the executive's RSS, threads and open fds
+(``/proc``), and reads the node's own record of the task on
+``~/bt_executive/diagnostics`` (``executive/diagnostics.py``): waitables
+(action clients and servers), DDS endpoints and the tick timer's periods.
+Start figures are medians over the first tenth of the tasks, end figures over
+the last tenth; growth per task is their difference over the tasks between
+the two tenths' middles, so start-up and warm-up do not count as growth.
+``--tracemalloc`` runs the executive with ``PYTHONTRACEMALLOC=1`` and prints
+the Python heap and the lines that grew most (ours or rclpy's).
+
+Targets (issue 14): every task ended, 0 hung, RSS growth <= 20 kB per task,
+waitables flat, tick p99 in the last tenth <= 1.2x the first.
+
+    .venv/bin/python benchmarks/soak.py --tasks 500 [--faults FILE] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from bt_executive.resources import config_dir
+from bt_executive.testing.ros_domain import reserve_domain_id
+
+ORDINARY_TASKS = (
+    "put the red cube on the green plate",
+    "put the blue cube in the bowl",
+    "pick up the green cube",
+    "go home",
+    "stack the red cube on the green cube",
+    "open the drawer",
+    "close the drawer",
+    "put the blue cube on the plate",
+    "put the green cube in the bowl",
+    "put the red cube in the bowl",
+)
+REFUSED_TASK = "pick up the table"
+PREEMPTED_TASK = "put the green cube on the plate"
+TASK_TIMEOUT_S = 180.0
+JSON_KEYS = (
+    "tasks",
+    "ended",
+    "hung",
+    "rss_start_mb",
+    "rss_end_mb",
+    "rss_growth_kb_per_task",
+    "waitables_start",
+    "waitables_end",
+    "tick_p99_first_ms",
+    "tick_p99_last_ms",
+)
+TARGET_GROWTH_KB = 20.0
+TARGET_TICK_RATIO = 1.2
+
+
+@dataclass
+class TaskSample:
+    """One task as the soak saw it: how it ended and what the executive held afterwards."""
+
+    index: int
+    task: str
+    kind: str  # ordinary | refused | preempted
+    final_reason: str
+    hung: bool
+    rss_kb: int
+    threads: int
+    fds: int
+    record: dict[str, Any] = field(default_factory=dict)
+    """The executive's diagnostics record for this task (empty if none arrived)."""
+
+
+@dataclass
+class SoakReport:
+    """Every task's sample, and the figures the issue asks for."""
+
+    samples: list[TaskSample]
+    wall_s: float
+
+    def _tenth(self, last: bool) -> list[TaskSample]:
+        size = max(1, len(self.samples) // 10)
+        return self.samples[-size:] if last else self.samples[:size]
+
+    def _median(self, values: list[float]) -> float:
+        return float(statistics.median(values)) if values else 0.0
+
+    def start_end(self, read: Callable[[TaskSample], float | None]) -> tuple[float, float]:
+        """Median of ``read`` over the first tenth and over the last tenth."""
+        first = [v for v in map(read, self._tenth(False)) if v is not None]
+        last = [v for v in map(read, self._tenth(True)) if v is not None]
+        return self._median(first), self._median(last)
+
+    def tick_p99(self, last: bool) -> float:
+        """p99 of the tick timer's periods over every task of the first (or last) tenth, in ms."""
+        periods = sorted(p for s in self._tenth(last) for p in s.record.get("tick_periods_ms", []))
+        if not periods:
+            return 0.0
+        return float(periods[min(len(periods) - 1, int(0.99 * len(periods)))])
+
+    def figures(self) -> dict[str, Any]:
+        """The JSON object: exactly ``JSON_KEYS``."""
+        rss_start, rss_end = self.start_end(lambda s: s.rss_kb)
+        span = max(1, len(self.samples) - max(1, len(self.samples) // 10))  # middles of the two tenths apart
+        waitables_start, waitables_end = self.start_end(lambda s: s.record.get("waitables"))
+        return {
+            "tasks": len(self.samples),
+            "ended": sum(1 for s in self.samples if not s.hung),
+            "hung": sum(1 for s in self.samples if s.hung),
+            "rss_start_mb": round(rss_start / 1024.0, 1),
+            "rss_end_mb": round(rss_end / 1024.0, 1),
+            "rss_growth_kb_per_task": round((rss_end - rss_start) / span, 2),
+            "waitables_start": int(waitables_start),
+            "waitables_end": int(waitables_end),
+            "tick_p99_first_ms": round(self.tick_p99(False), 2),
+            "tick_p99_last_ms": round(self.tick_p99(True), 2),
+        }
+
+
+def _proc_counts(pid: int) -> tuple[int, int, int]:
+    """RSS (kB), threads and open fds of process ``pid``."""
+    rss = 0
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            rss = int(line.split()[1])
+    return rss, len(os.listdir(f"/proc/{pid}/task")), len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def task_plan(tasks: int, preempt_every: int, refuse_every: int) -> list[tuple[str, str]]:
+    """The (task, kind) sequence: ordinary tasks in a cycle, a refusal or a preempted one every so often."""
+    plan: list[tuple[str, str]] = []
+    ordinary = 0
+    for index in range(1, tasks + 1):
+        if refuse_every and index % refuse_every == 0:
+            plan.append((REFUSED_TASK, "refused"))
+        elif preempt_every and index % preempt_every == 0 and index < tasks:
+            plan.append((PREEMPTED_TASK, "preempted"))
+        else:
+            plan.append((ORDINARY_TASKS[ordinary % len(ORDINARY_TASKS)], "ordinary"))
+            ordinary += 1
+    return plan
+
+
+class _Records:
+    """The executive's diagnostics records, as they arrive."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.items: list[dict[str, Any]] = []
+
+    def add(self, message: Any) -> None:
+        record = json.loads(message.data)
+        with self._lock:
+            self.items.append(record)
+
+    def wait_for(self, count: int, timeout_s: float = 5.0) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            with self._lock:
+                if len(self.items) >= count:
+                    return list(self.items)
+            time.sleep(0.01)
+        with self._lock:
+            return list(self.items)
+
+
+def run_soak(
+    tasks: int,
+    *,
+    faults: Path | None = None,
+    preempt_every: int = 7,
+    refuse_every: int = 11,
+    tracemalloc: bool = False,
+    echo: TextIO | None = None,
+    progress: Callable[[TaskSample], None] | None = None,
+    task_timeout_s: float = TASK_TIMEOUT_S,
+) -> SoakReport:
+    """Start sim and executive, run ``tasks`` tasks through them, and sample the executive after each."""
+    from rclpy.node import Node
+    from std_msgs.msg import String
+
+    from bt_executive.cli.process_group import ProcessGroup
+    from bt_executive.cli.ros_process import RosProcess
+    from bt_executive.cli.task_client import TaskClient
+    from bt_executive.executive.diagnostics import diagnostics_qos
+
+    namespace = f"/soak_{os.getpid()}"
+    env = {"ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    samples: list[TaskSample] = []
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="bt_soak_") as tmp, reserve_domain_id() as domain_id:
+        env["ROS_DOMAIN_ID"] = str(domain_id)
+        os.environ.update(env)
+        serve_env = dict(env, PYTHONTRACEMALLOC="1") if tracemalloc else env
+        # Two groups because their environments differ; leaving the block stops the executive, then the sim.
+        with ProcessGroup(echo=echo, env=env) as sims, ProcessGroup(echo=echo, env=serve_env) as executives:
+            sim_args = ["sim", "--namespace", namespace]
+            sim_args += ["--faults", str(faults)] if faults is not None else []
+            sim = sims.start("sim", sim_args, ready=r"^sim ready")
+            executive = executives.start(
+                "executive", ["serve", "--namespace", namespace, "--run-dir", f"{tmp}/runs"], ready=r"^executive ready"
+            )
+            sims.wait_ready(sim, 120)
+            executives.wait_ready(executive, 120)
+            pid = executive.process.pid
+            records = _Records()
+            with RosProcess(threads=4) as process:
+                node = process.add(Node("bt_executive_soak", context=process.context))
+                node.create_subscription(
+                    String, f"{namespace}/bt_executive/diagnostics", records.add, diagnostics_qos()
+                )
+                first, second = TaskClient(node, namespace), TaskClient(node, namespace)
+                process.start()
+                if not first.wait_for_server(30.0) or not second.wait_for_server(30.0):
+                    raise RuntimeError("the executive never answered ExecuteTask")
+                plan = task_plan(tasks, preempt_every, refuse_every)
+                while len(samples) < len(plan):
+                    task, kind = plan[len(samples)]
+                    if kind == "preempted":
+                        following = plan[len(samples) + 1]
+                        ended = _preempted_pair(first, second, task, following[0], task_timeout_s)
+                        kinds = [kind, following[1]]
+                    else:
+                        ended = [_one_task(first, task, task_timeout_s)]
+                        kinds = [kind]
+                    all_records = records.wait_for(len(samples) + len(ended))
+                    rss, threads, fds = _proc_counts(pid)
+                    for (name, reason, hung), what in zip(ended, kinds, strict=True):
+                        position = len(samples)
+                        record = all_records[position] if position < len(all_records) else {}
+                        sample = TaskSample(position, name, what, reason, hung, rss, threads, fds, record)
+                        samples.append(sample)
+                        if progress is not None:
+                            progress(sample)
+    return SoakReport(samples, round(time.monotonic() - started, 1))
+
+
+def _one_task(client: Any, task: str, timeout_s: float) -> tuple[str, str, bool]:
+    """Run one task to its end: (task, final reason, hung)."""
+    try:
+        result = client.run(task, timeout_s=timeout_s)
+    except TimeoutError:
+        client.cancel()
+        return task, "hung", True
+    return task, result.final_reason, False
+
+
+def _preempted_pair(
+    first: Any, second: Any, task: str, next_task: str, timeout_s: float
+) -> list[tuple[str, str, bool]]:
+    """Start ``task``; once a skill of it runs, send ``next_task`` as a new goal (which preempts it)."""
+    skill_running = threading.Event()
+    outcome: list[tuple[str, str, bool]] = []
+
+    def on_feedback(feedback: Any) -> None:
+        if feedback.skill and feedback.tree_status == "RUNNING":
+            skill_running.set()
+
+    def run_first() -> None:
+        try:
+            result = first.run(task, on_feedback=on_feedback, timeout_s=timeout_s)
+            outcome.append((task, result.final_reason, False))
+        except TimeoutError:
+            first.cancel()
+            outcome.append((task, "hung", True))
+
+    worker = threading.Thread(target=run_first, name="soak-preempted", daemon=True)
+    worker.start()
+    deadline = time.monotonic() + timeout_s
+    while not skill_running.wait(0.01) and worker.is_alive() and time.monotonic() < deadline:
+        pass  # a task that ends before any skill runs (refused, nothing to do) is not preempted
+    time.sleep(0.05)  # inside the skill: a pick takes ~0.2 s in the lockstep sim
+    second_result = _one_task(second, next_task, timeout_s)
+    worker.join(timeout_s)
+    if not outcome:
+        outcome.append((task, "hung", True))
+    return [outcome[0], second_result]
+
+
+def _print_table(report: SoakReport, figures: dict[str, Any]) -> None:
+    """The readable summary: figures, targets, how tasks ended."""
+    threads = report.start_end(lambda s: s.threads)
+    fds = report.start_end(lambda s: s.fds)
+    endpoints = report.start_end(lambda s: s.record.get("endpoints"))
+    traced = report.start_end(lambda s: s.record.get("traced_kb"))
+    reasons: dict[str, int] = {}
+    for sample in report.samples:
+        key = f"{sample.kind}: {sample.final_reason}"
+        reasons[key] = reasons.get(key, 0) + 1
+    growth = figures["rss_growth_kb_per_task"]
+    ratio = figures["tick_p99_last_ms"] / figures["tick_p99_first_ms"] if figures["tick_p99_first_ms"] else 0.0
+    print(
+        f"\nsoak: {figures['tasks']} tasks in {report.wall_s:.0f} s, {figures['ended']} ended, {figures['hung']} hung"
+    )
+    print(f"  {'':28s} {'first tenth':>12s} {'last tenth':>12s}")
+    print(f"  {'executive RSS (MB)':28s} {figures['rss_start_mb']:12.1f} {figures['rss_end_mb']:12.1f}")
+    print(f"  {'waitables':28s} {figures['waitables_start']:12d} {figures['waitables_end']:12d}")
+    print(f"  {'DDS endpoints (node)':28s} {endpoints[0]:12.0f} {endpoints[1]:12.0f}")
+    print(f"  {'threads':28s} {threads[0]:12.0f} {threads[1]:12.0f}")
+    print(f"  {'open fds':28s} {fds[0]:12.0f} {fds[1]:12.0f}")
+    print(f"  {'tick period p99 (ms)':28s} {figures['tick_p99_first_ms']:12.2f} {figures['tick_p99_last_ms']:12.2f}")
+    if traced[1]:
+        print(f"  {'Python heap, traced (kB)':28s} {traced[0]:12.0f} {traced[1]:12.0f}")
+        last = report.samples[-1].record.get("top_growth", [])
+        print("  grew most since the first task:\n    " + "\n    ".join(last))
+    print(f"  RSS growth per task: {growth:.1f} kB (target <= {TARGET_GROWTH_KB:g})")
+    print(f"  tick p99 last/first: {ratio:.2f}x (target <= {TARGET_TICK_RATIO:g}x)")
+    print("  endings: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
+    met = (
+        figures["hung"] == 0
+        and figures["ended"] == figures["tasks"]
+        and growth <= TARGET_GROWTH_KB
+        and figures["waitables_end"] <= figures["waitables_start"]
+        and ratio <= TARGET_TICK_RATIO
+    )
+    print(f"  targets: {'met' if met else 'MISSED'}")
+
+
+def main() -> None:
+    """Run the soak and print the table (and the JSON object with --json)."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tasks", type=int, default=100, help="how many tasks to send")
+    parser.add_argument(
+        "--faults",
+        type=Path,
+        default=config_dir() / "faults" / "missed_grasp.yaml",
+        help="the sim's fault file (default: config/faults/missed_grasp.yaml)",
+    )
+    parser.add_argument("--preempt-every", type=int, default=7, help="every Nth task is preempted mid-skill (0: none)")
+    parser.add_argument("--refuse-every", type=int, default=11, help="every Nth task is refused (0: none)")
+    parser.add_argument("--tracemalloc", action="store_true", help="trace the executive's Python allocations")
+    parser.add_argument("--verbose", action="store_true", help="show the sim's and the executive's output")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object, last line")
+    args = parser.parse_args()
+    if args.tasks < 10:
+        parser.error("--tasks: at least 10 (the figures compare the first and the last tenth)")
+
+    def progress(sample: TaskSample) -> None:
+        waitables = sample.record.get("waitables", "?")
+        print(
+            f"  {sample.index + 1:4d} {sample.task[:32]:32s} {sample.final_reason:24s} "
+            f"rss {sample.rss_kb / 1024:6.1f} MB "
+            f"threads {sample.threads:3d} fds {sample.fds:4d} waitables {waitables}",
+            flush=True,
+        )
+
+    report = run_soak(
+        args.tasks,
+        faults=args.faults,
+        preempt_every=args.preempt_every,
+        refuse_every=args.refuse_every,
+        tracemalloc=args.tracemalloc,
+        echo=sys.stderr if args.verbose else None,
+        progress=progress,
+    )
+    figures = report.figures()
+    _print_table(report, figures)
+    if args.json:
+        print(json.dumps(figures, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
