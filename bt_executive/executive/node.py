@@ -51,6 +51,7 @@ from bt_executive.executive.params import ExecutiveParams
 from bt_executive.executive.run_dir import RunWriter, run_listener
 from bt_executive.executive.run_recorder import RunRecorder
 from bt_executive.executive.runs_root import default_runs_root
+from bt_executive.executive.task_intake import INVALID_GOAL, check_goal
 from bt_executive.executive.tree_topic import TREE_TOPIC, tree_qos
 from bt_executive.executive.world_cache import WorldStateCache
 from bt_executive.llm.plan import Planner
@@ -229,6 +230,10 @@ class ExecutiveNode:
     def _execute(self, goal: ServerGoalHandle[Any, Any, Any]) -> Any:
         """Run one task to its end, publishing feedback; preempt whatever ran before."""
         request = goal.request
+        refusal = check_goal(request.task, request.planner_profile)
+        if refusal is not None:  # refused before anything starts: the running task goes on
+            goal.abort()
+            return self._result(False, INVALID_GOAL, detail=str(refusal))
         profile = request.planner_profile or self.params.planner
         try:
             planner = self._planner_factory(profile, self.registry)
