@@ -7,7 +7,8 @@ tree the executive would compile from it, with placeholder leaves. With the
 ``local`` profile this runs the real local model (started in this process
 when nothing serves it yet). Exit 0 with a plan, 1 on ``planner_error`` or
 ``planner_refused`` (the planner refused, or its plan asks an object for what
-it does not afford: ``pick(table)``), printed with the reason.
+it does not afford: ``pick(table)``) or ``plan_refused`` (a step could never
+start where it runs, the executive's own check), printed with the reason.
 Executing a task goes through a running executive (``bt-executive run``).
 """
 
@@ -41,7 +42,7 @@ def run_plan(args: argparse.Namespace) -> int:
     from bt_executive.skills.registry import SkillRegistry
     from bt_executive.trees.exporters import export_tree
     from bt_executive.trees.inert_tree import PlaceholderLeafFactory
-    from bt_executive.trees.plan_check import check_plan, refusal_for
+    from bt_executive.trees.plan_check import PlanRefused, require_runnable
     from bt_executive.trees.task_tree import TaskTree
 
     registry = SkillRegistry.discover(default_skill_dirs())
@@ -52,13 +53,15 @@ def run_plan(args: argparse.Namespace) -> int:
         sys.stderr.write(f"error: {err.args[0]}\n")
         return 2
     try:
-        plan = planner.plan(args.task, world)
-        refusal = refusal_for(check_plan(plan, registry, world))  # pick(table): refused before anything moves
-        if refusal is not None:
-            raise refusal
+        # The executive's own check before anything moves: pick(table) is refused (not_afforded), and a plan
+        # whose step could never start (pick(plate) while holding the cube) is refused with the step named.
+        plan = require_runnable(planner.plan(args.task, world), registry, world)
     except PlannerRefused as err:
         listed = f" (candidates: {', '.join(err.candidates)})" if err.candidates else ""
         sys.stderr.write(f"planner_refused ({err.kind.value}): {err.reason}{listed}\n")
+        return 1
+    except PlanRefused as err:
+        sys.stderr.write(f"plan_refused: {err}\n")  # the executive would ask the planner again with this
         return 1
     except PlannerError as err:
         sys.stderr.write(f"planner_error: {err}\n")

@@ -46,8 +46,17 @@ def make_planner(
     from bt_executive.llm.llm_planner import LLMPlanner  # numpy and the model client: only for a model profile
     from bt_executive.resources import knowledge_dirs
     from bt_executive.skills.knowledge import discover_knowledge
+    from bt_executive.trees.plan_check import require_runnable
 
     knowledge = discover_knowledge(knowledge_dirs())
+    # The model sees the executive's own plan check as repair text (pick(table), a step that can never start),
+    # so a bad plan is mended or refused in the planner, before the task tree would refuse it.
     return LLMPlanner.from_config(
-        profile, registry, robot, config_path=llm_config, knowledge=knowledge, frame_source=frame_source
+        profile,
+        registry,
+        robot,
+        config_path=llm_config,
+        knowledge=knowledge,
+        frame_source=frame_source,
+        plan_gate=lambda plan, world: require_runnable(plan, registry, world),
     )

@@ -46,7 +46,7 @@ from bt_executive.llm.local_model import LocalModelServer, is_serving, port_of
 from bt_executive.llm.model_reply import ModelReply, ReadReply, ToolCallReply, read_structured, read_tool_calls
 from bt_executive.llm.object_arguments import world_ids
 from bt_executive.llm.palette import Palette
-from bt_executive.llm.plan import Plan, PlannerError
+from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused
 from bt_executive.llm.plan_schema import plan_json_schema, response_format
 from bt_executive.llm.plan_validation import CallIssue, check_plan
 from bt_executive.llm.profiles import LLMProfile, PlanExample, load_llm_config
@@ -73,6 +73,9 @@ from bt_executive.skills.world_state import WorldState
 log = logging.getLogger(__name__)
 
 FrameSource = Callable[[], npt.NDArray[np.uint8]]
+PlanGate = Callable[[Plan, WorldState], object]
+"""The executive's check of a plan before anything moves (``trees.plan_check.require_runnable``, handed in by
+the executive so that this room need not import the trees): raises PlannerRefused or PlannerError."""
 Message = dict[str, Any]
 _NO_KEY = "no-key"  # OpenAI-compatible local servers want some key; they ignore its value
 _REDACTED = "[redacted]"
@@ -126,6 +129,7 @@ class LLMPlanner:
         examples: Sequence[PlanExample] = (),
         frame_source: FrameSource | None = None,
         knowledge: Sequence[KnowledgeSkill] = (),
+        plan_gate: PlanGate | None = None,
     ) -> None:
         if profile.planner != "litellm":
             raise ValueError(f"profile {profile.name!r} is a {profile.planner} profile, not an LLM one")
@@ -141,6 +145,7 @@ class LLMPlanner:
             raise ValueError(f"profile {profile.name!r}: no skill in the registry is available for this robot")
         self.examples = tuple(examples) if profile.few_shot else ()
         self.frame_source = frame_source
+        self.plan_gate = plan_gate
         self.last_trace: PlanningTrace | None = None
         self.knowledge = {k.id: k for k in knowledge}
         self._router: Router | None = None
@@ -158,6 +163,7 @@ class LLMPlanner:
         frame_source: FrameSource | None = None,
         config_path: Path | None = None,
         knowledge: Sequence[KnowledgeSkill] = (),
+        plan_gate: PlanGate | None = None,
     ) -> LLMPlanner:
         """The planner for profile ``name`` of ``config/llm.yaml`` (or ``config_path``), with its examples."""
         config = load_llm_config(config_path)
@@ -168,6 +174,7 @@ class LLMPlanner:
             examples=config.examples,
             frame_source=frame_source,
             knowledge=knowledge,
+            plan_gate=plan_gate,
         )
 
     # -- the Planner protocol ---------------------------------------------------------------------
@@ -181,6 +188,7 @@ class LLMPlanner:
         notes: list[str] = []
         nudged = False
         problems: list[str] = []
+        last_gate_error: PlannerError | None = None
         try:
             for _turn in range(profile.max_repairs + 1):
                 started = time.perf_counter()
@@ -208,14 +216,20 @@ class LLMPlanner:
                     if profile.drop_repeats:
                         calls, dropped = collapse_repeats(calls)
                         notes += [f"dropped {dropped} repeated call(s)"] if dropped else []
-                    self.last_trace = PlanningTrace(profile=profile.name, requests=tuple(records), outcome="plan")
                     summary = f"{len(records)} request(s), {len(records) - 1} repair(s)"
-                    return Plan(
+                    plan = Plan(
                         steps=calls,
                         notes="; ".join([summary, *notes])[:4000],
                         planner=f"llm:{profile.name}",
                     )
+                    gated = self._gate(plan, world_state)
+                    if gated is None:
+                        self.last_trace = PlanningTrace(profile=profile.name, requests=tuple(records), outcome="plan")
+                        return plan
+                    problems, last_gate_error = [str(gated)], gated
                 messages += self._feedback(reply, problems)
+            if isinstance(last_gate_error, PlannerRefused) and problems == [str(last_gate_error)]:
+                raise last_gate_error  # pick(table) to the end: a refusal (not_afforded), as the executive's check says
             raise self._error(
                 f"no valid plan after {profile.max_repairs} repair(s); last problems: {'; '.join(problems)}"
             )
@@ -406,6 +420,16 @@ class LLMPlanner:
             too_long = f"the plan has {len(read.steps)} steps; at most {cap}"
             issues.append(CallIssue(step=cap, skill="(plan)", reason=too_long))
         return issues
+
+    def _gate(self, plan: Plan, world_state: WorldState) -> PlannerError | None:
+        """What the executive's plan check says against ``plan`` (None: it may run); the model repairs it."""
+        if self.plan_gate is None:
+            return None
+        try:
+            self.plan_gate(plan, world_state)
+        except PlannerError as err:  # PlannerRefused (not_afforded) or a step that could never start
+            return err
+        return None
 
     def _feedback(self, reply: ModelReply, problems: list[str]) -> list[Message]:
         text = repair_message(problems)
