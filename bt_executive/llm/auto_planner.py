@@ -13,6 +13,7 @@ plan, from either path, is checked by the task tree before anything moves::
 
     "grab the crimson block and drop it onto the dish"  -> grammar: pick(red_cube), place_on(plate)
     "shut yourself down"                                -> refused (out_of_scope), no model
+    "throw the red cube at the wall"                    -> refused (unsafe), no model
     "arrange the cubes by colour"                       -> fallback model, with context
 """
 
@@ -97,14 +98,27 @@ class AutoPlanner:
 
 
 def refuse_out_of_scope(task: str) -> None:
-    """Refuse a request that names something no robot skill serves (the lexicon's out_of_scope list)."""
+    """Refuse a request no robot skill serves (the lexicon's out_of_scope list) or one it must never carry out
+    (its unsafe list: throwing, breaking, hurting), before any model could turn it into skill calls."""
     text = f" {normalise_task(task)} "
-    for phrase in load_lexicon().out_of_scope:
+    lexicon = load_lexicon()
+    unsafe = _first_phrase(text, lexicon.unsafe)
+    if unsafe is not None:
+        raise PlannerRefused(f"{unsafe!r}: this robot does not do that, whatever the object", RefusalKind.UNSAFE)
+    out_of_scope = _first_phrase(text, lexicon.out_of_scope)
+    if out_of_scope is not None:
+        raise PlannerRefused(
+            f"{out_of_scope!r} is not something this robot's skills do; it moves objects on its table",
+            RefusalKind.OUT_OF_SCOPE,
+        )
+
+
+def _first_phrase(text: str, phrases: Sequence[str]) -> str | None:
+    """The first of ``phrases`` that occurs in ``text`` as whole words."""
+    for phrase in phrases:
         if re.search(rf"(?<![a-z0-9]){re.escape(phrase)}(?![a-z0-9])", text):
-            raise PlannerRefused(
-                f"{phrase!r} is not something this robot's skills do; it moves objects on its table",
-                RefusalKind.OUT_OF_SCOPE,
-            )
+            return phrase
+    return None
 
 
 __all__ = ["PLANNER_NAME", "AutoPlanner", "PlannerError", "refuse_out_of_scope"]

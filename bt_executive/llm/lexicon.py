@@ -55,7 +55,8 @@ class Lexicon(BaseModel):
     categories: dict[str, list[str]]
     ignored: list[str] = Field(default_factory=list)
     quantifiers: list[str] = Field(default_factory=list)
-    out_of_scope: list[str] = Field(default_factory=list)
+    out_of_scope: list[str] = Field(default_factory=list, description="requests no robot skill serves")
+    unsafe: list[str] = Field(default_factory=list, description="requests the robot must never carry out")
 
     @field_validator("verbs", "particle_verbs")
     @classmethod
