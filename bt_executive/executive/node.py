@@ -124,7 +124,11 @@ class ExecutiveNode:
         tick_group = MutuallyExclusiveCallbackGroup()
         self._tick_now = self.node.create_guard_condition(self._tick, callback_group=tick_group)
         self.world = WorldStateCache(
-            self.node, params.world_state_topic, self._task_group, on_arrival=self._tick_now.trigger
+            self.node,
+            params.world_state_topic,
+            self._task_group,
+            on_arrival=self._tick_now.trigger,
+            max_objects=params.world_state_max_objects,
         )
         self.front_camera = FrameCache(self.node, params.front_camera_topic)
         # One RosRobot per VLA robot binding, made when a VLA leaf first needs it: until then the

@@ -34,6 +34,9 @@ class ExecutiveParams(BaseModel):
     run_dir: str = ""
     world_state_topic: str = Field(default="world_state", min_length=1)
     world_state_wait_s: float = Field(default=5.0, ge=0.0, le=120.0)
+    world_state_max_objects: int = Field(
+        default=1000, ge=1, le=100_000, description="a world-state message with more objects is dropped"
+    )
     vla_endpoint: str = Field(
         default="",
         pattern=r"^(wss?://[A-Za-z0-9.\-\[\]:]+(:[0-9]{1,5})?(/[A-Za-z0-9_\-./]*)?)?$",

@@ -1,12 +1,17 @@
 """WorldStateCache: the latest world state from the robot's topic, readable from any thread without waiting.
 
 Condition nodes and planners read the world many times per second; the robot
-publishes it at its own rate. The cache keeps the last message and converts
-it to a ``WorldState`` once, on first read.
+publishes it at its own rate. Each message is checked and converted as it
+arrives (``world_state_msg.from_msg``): a bad one (NaN or infinite numbers,
+duplicate ids, more than ``max_objects`` objects, control characters in a
+name) is dropped with a logged reason naming the field, and the last good
+state stays, its arrival time unchanged, so nothing waiting for a fresh world
+state takes the bad one for it.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -16,7 +21,12 @@ from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
 from bt_executive.skills.world_state import WorldState
-from bt_executive.skills.world_state_msg import from_msg
+from bt_executive.skills.world_state_msg import MAX_WORLD_OBJECTS, WorldStateRejected, from_msg
+
+_log = logging.getLogger("bt_executive.executive")
+
+LOG_EVERY = 100
+"""A publisher stuck on bad messages is logged on its first one, then once per this many (and on a new reason)."""
 
 
 class WorldStateCache:
@@ -28,14 +38,18 @@ class WorldStateCache:
         topic: str,
         callback_group: CallbackGroup | None = None,
         on_arrival: Callable[[], None] | None = None,
+        max_objects: int = MAX_WORLD_OBJECTS,
     ) -> None:
-        """``on_arrival`` runs after each message is stored (the node ticks at once: conditions wait for it)."""
+        """``on_arrival`` runs after each good message is stored (the node ticks at once: conditions wait for it)."""
         from bt_executive_interfaces.msg import WorldState as WorldStateMsg
 
         self._lock = threading.Lock()
-        self._message: Any = None
         self._state: WorldState | None = None
+        self.max_objects = max_objects
         self.received = 0
+        self.rejected = 0
+        """Messages dropped as malformed (``last_rejection`` says why the newest one was)."""
+        self.last_rejection = ""
         self._on_arrival = on_arrival
         self.arrived_at = float("-inf")
         """``time.monotonic()`` when the newest message arrived."""
@@ -44,9 +58,13 @@ class WorldStateCache:
         )
 
     def _on_message(self, message: Any) -> None:
+        try:
+            state = from_msg(message, self.max_objects)
+        except WorldStateRejected as err:
+            self._reject(str(err))
+            return
         with self._lock:
-            self._message = message
-            self._state = None
+            self._state = state
             self.received += 1
             self.arrived_at = time.monotonic()
         if self._on_arrival is not None:
@@ -56,9 +74,16 @@ class WorldStateCache:
         """When the newest world state arrived (monotonic seconds; -inf before the first)."""
         return self.arrived_at
 
-    def latest(self) -> WorldState | None:
-        """The newest world state, or None if none has arrived yet."""
+    def _reject(self, reason: str) -> None:
         with self._lock:
-            if self._state is None and self._message is not None:
-                self._state = from_msg(self._message)
+            self.rejected += 1
+            new_reason = reason != self.last_rejection
+            self.last_rejection = reason
+            count = self.rejected
+        if new_reason or count % LOG_EVERY == 1:
+            _log.warning(f"world state dropped ({count} so far), the last good one kept: {reason}")
+
+    def latest(self) -> WorldState | None:
+        """The newest good world state, or None if none has arrived yet."""
+        with self._lock:
             return self._state

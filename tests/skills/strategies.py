@@ -164,6 +164,7 @@ world_states = st.builds(
             affordances=st.none() | st.lists(st.sampled_from(list(Affordance)), unique=True, max_size=5).map(tuple),
         ),
         max_size=4,
+        unique_by=lambda o: o.id,  # a world state names each object once (from_msg refuses duplicates)
     ).map(tuple),
     gripper=st.builds(GripperState, opening=st.floats(0, 0.1), holding=st.none() | names),
     joint_positions=st.lists(floats, max_size=6).map(tuple),
