@@ -147,7 +147,11 @@ class LLMPlanner:
         self.frame_source = frame_source
         self.plan_gate = plan_gate
         self.last_trace: PlanningTrace | None = None
-        self.knowledge = {k.id: k for k in knowledge}
+        # Only facts about skills this planner offers (a fact about docking means nothing to a tabletop arm).
+        offered = set(self.registry.ids())
+        self.knowledge = {
+            k.id: k for k in knowledge if profile.knowledge and (not k.applies_to or offered.intersection(k.applies_to))
+        }
         self._router: Router | None = None
         self._routed: tuple[str, tuple[list[SkillManifest], list[KnowledgeSkill]]] | None = None
         self._catalog: CatalogTools | None = None

@@ -84,6 +84,9 @@ class LLMProfile(BaseModel):
         description="tools mode: also offer list_skills / describe_skill / search_skills over the whole catalog",
     )
     max_lookups: int = Field(default=4, ge=0, le=20, description="catalog lookup turns per plan (beside repairs)")
+    knowledge: bool = Field(
+        default=True, description="show site knowledge about the offered skills (a small model reads it slowly)"
+    )
 
     @model_validator(mode="before")
     @classmethod

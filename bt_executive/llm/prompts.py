@@ -115,7 +115,7 @@ def system_prompt(
     """The system message: who the model is, what the robot has, which objects exist, the rules."""
     ids = sorted({*world_state.ids(), *world_state.drawers})
     lines = [
-        f"You are the task planner of the robot {describe_robot(robot)}.",
+        f"You are the task planner of {'the robot ' if robot is not None else ''}{describe_robot(robot)}.",
         "Turn the user's task into a plan: the skill calls the robot runs one after another.",
         f"Object ids in the world: {', '.join(ids) if ids else '(none)'}.",
         "Rules:",
