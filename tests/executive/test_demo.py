@@ -90,3 +90,14 @@ def test_launch_starts_the_robot_takes_a_task_and_stops_cleanly_on_ctrl_c(tmp_pa
         if launch.poll() is None:
             launch.kill()
     assert (run.returncode, launch.returncode) == (0, 0), run.stdout + run.stderr
+
+
+def test_picking_up_the_table_is_refused_before_anything_moves(tmp_path: Path) -> None:
+    code, output, outcome = demo(tmp_path, "pick up the table")
+    assert outcome is not None, output
+    assert (code, outcome.final_reason, outcome.attempts, "not_afforded" in output) == (
+        1,
+        "planner_refused",
+        (),
+        True,
+    ), output
