@@ -310,9 +310,13 @@ class LLMPlanner:
             "timeout": profile.timeout_s,
             "temperature": profile.temperature,
             "max_tokens": profile.max_tokens,
-            # Provider errors become planner_error at once: the repair budget is for the model's mistakes.
-            "num_retries": 0,
+            # Transient provider errors are retried by litellm's own wrapper, by exception type, with exponential
+            # backoff, up to the profile's provider_retries; the rest become planner_error at once (the repair
+            # budget is for the model's mistakes). No num_retries: litellm would hand it to the HTTP client as
+            # its own retries too, and a request would be sent up to 2N+1 times.
             "max_retries": 0,
+            "retry_policy": profile.litellm_retry_policy(),
+            "retry_strategy": "exponential_backoff_retry",
         }
         if profile.api_base:
             options["api_base"] = profile.api_base
@@ -374,7 +378,7 @@ class LLMPlanner:
         try:
             response = litellm.completion(messages=messages, api_key=key, **options)
         except Exception as err:  # litellm maps every provider failure onto its own exception classes
-            cause = f"{type(err).__name__}: {err}"
+            cause = f"{type(err).__name__}: {err}{_retried(err, options)}"
             raise self._error(_scrub(cause, key)) from None
         return _reply_of(response)
 
@@ -448,6 +452,17 @@ class LLMPlanner:
 
     def _error(self, cause: str) -> PlannerError:
         return PlannerError(f"planner profile {self.profile.name!r} ({self.profile.model}): {cause}")
+
+
+def _retried(err: Exception, options: dict[str, Any]) -> str:
+    """`` (after N retries)`` when litellm retried this error under the request's retry policy, else nothing."""
+    import openai
+    from litellm.router_utils.get_retry_from_policy import get_num_retries_from_retry_policy
+
+    if not isinstance(err, openai.APIError):
+        return ""
+    retries = get_num_retries_from_retry_policy(err, options.get("retry_policy"))
+    return f" (after {retries} retries)" if retries else ""
 
 
 def collapse_repeats(calls: Sequence[SkillCall]) -> tuple[tuple[SkillCall, ...], int]:

@@ -84,6 +84,15 @@ class LLMProfile(BaseModel):
         description="tools mode: also offer list_skills / describe_skill / search_skills over the whole catalog",
     )
     max_lookups: int = Field(default=4, ge=0, le=20, description="catalog lookup turns per plan (beside repairs)")
+    provider_retries: int = Field(
+        default=2,
+        ge=0,
+        le=5,
+        description=(
+            "transient provider errors (HTTP 5xx but 504, 429, a dropped connection) retried this many times by "
+            "litellm, the first at once, then 1 s, 2 s, 4 s... apart (at most 10 s); then planner_error"
+        ),
+    )
     knowledge: bool = Field(
         default=True, description="show site knowledge about the offered skills (a small model reads it slowly)"
     )
@@ -94,6 +103,29 @@ class LLMProfile(BaseModel):
         if isinstance(data, dict) and ("api_key" in data or "key" in data):
             raise ValueError("API keys never go in config: set an environment variable and name it in api_key_env")
         return data
+
+    def litellm_retry_policy(self) -> dict[str, int]:
+        """litellm's ``retry_policy`` for this profile: transient errors retried ``provider_retries`` times, no others.
+
+        By litellm's exception types: server errors, unavailable and rate
+        limits are retried, and so is whatever litellm has no type for (a
+        reset connection, a 502; also a bare 403). A timeout is not, whether
+        the client's or a 504 (litellm maps both to ``Timeout``): ``timeout_s``
+        stays the bound on one wait. Bad requests, keys, content policy and
+        unknown models are the caller's mistakes, and are never retried.
+        """
+        n = self.provider_retries
+        return {
+            "InternalServerErrorRetries": n,
+            "ServiceUnavailableErrorRetries": n,
+            "RateLimitErrorRetries": n,
+            "DefaultRetries": n,
+            "TimeoutErrorRetries": 0,
+            "BadRequestErrorRetries": 0,
+            "AuthenticationErrorRetries": 0,
+            "ContentPolicyViolationErrorRetries": 0,
+            "NotFoundErrorRetries": 0,
+        }
 
     @model_validator(mode="after")
     def _model_for_litellm(self) -> Self:

@@ -3,7 +3,8 @@
 Tests of a planner should go through litellm itself, over a socket, rather
 than patch it. This server answers ``POST /v1/chat/completions`` with the
 replies a test queued, in order: tool calls, JSON or prose content, an HTTP
-error, or any of those after a delay (to run past a client's timeout). It
+error, a reset connection, or any of those after a delay (to run past a
+client's timeout). It
 records every request (path, headers, JSON body) so a test can assert on
 the prompt, the tools, ``response_format`` and image parts the model was
 sent. With nothing left in the queue it answers 500, so a planner that asks
@@ -19,6 +20,8 @@ a bad first answer and watch the real model repair it::
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 import urllib.error
 import urllib.request
@@ -41,6 +44,7 @@ class ScriptedReply(BaseModel):
     message: dict[str, Any] | None = Field(default=None, description="the assistant message of a 200 reply")
     raw: str | None = Field(default=None, description="a body sent verbatim instead of a completion")
     delay_s: float = 0.0
+    reset: bool = Field(default=False, description="drop the connection (TCP reset) instead of answering")
 
     @classmethod
     def tool_calls(cls, *calls: tuple[str, dict[str, Any] | str], content: str | None = None) -> ScriptedReply:
@@ -69,6 +73,11 @@ class ScriptedReply(BaseModel):
     def error(cls, status: int, text: str = "scripted failure") -> ScriptedReply:
         """An HTTP error with an OpenAI-style error body."""
         return cls(status=status, raw=json.dumps({"error": {"message": text, "type": "server_error", "code": status}}))
+
+    @classmethod
+    def connection_reset(cls) -> ScriptedReply:
+        """No answer: the server resets the connection, as a crashing or overloaded proxy does."""
+        return cls(reset=True)
 
     def delayed(self, seconds: float) -> ScriptedReply:
         """The same reply, sent only after ``seconds``."""
@@ -190,6 +199,11 @@ class ScriptedLLMServer:
                 elif reply is None:
                     reply = ScriptedReply.error(500, "the scripted LLM server has no reply left")
                 if reply.delay_s and server._stopping.wait(reply.delay_s):
+                    return
+                if reply.reset:  # SO_LINGER 0: close() sends RST, the client reads "connection reset by peer"
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.close_connection = True
+                    self.connection.close()
                     return
                 payload = (
                     reply.raw

@@ -210,12 +210,70 @@ def test_a_slow_reply_past_the_timeout_is_a_planner_error_naming_the_profile(
         planner.plan("pick up the red cube", WORLD)
 
 
-def test_an_http_500_is_a_planner_error_without_retries(
+def test_an_http_500_once_is_retried_and_the_plan_comes_back(
     scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
 ) -> None:
     scripted_llm.queue(ScriptedReply.error(500, "model crashed"), ScriptedReply.tool_calls(PICK))
-    with pytest.raises(PlannerError, match=r"profile 'scripted'.*model crashed"):
+    plan = _planner(scripted_llm, skill_registry, tabletop_robot).plan("pick up the red cube", WORLD)
+    assert ([c.skill for c in plan.steps], len(scripted_llm.requests)) == (["tabletop/pick"], 2)
+
+
+def test_a_500_every_time_is_a_planner_error_naming_the_profile_after_n_plus_one_requests(
+    scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
+) -> None:
+    retries = 2
+    scripted_llm.queue(*[ScriptedReply.error(500, "model crashed")] * (retries + 3))
+    planner = _planner(scripted_llm, skill_registry, tabletop_robot, provider_retries=retries)
+    with pytest.raises(PlannerError, match=r"profile 'scripted'.*model crashed \(after 2 retries\)"):
+        planner.plan("pick up the red cube", WORLD)
+    assert len(scripted_llm.requests) == retries + 1
+
+
+@pytest.mark.parametrize("reply", [ScriptedReply.error(429, "slow down"), ScriptedReply.error(503, "overloaded")])
+def test_rate_limits_and_unavailable_servers_are_retried(
+    reply: ScriptedReply,
+    scripted_llm: ScriptedLLMServer,
+    skill_registry: SkillRegistry,
+    tabletop_robot: RobotCapabilities,
+) -> None:
+    scripted_llm.queue(reply, ScriptedReply.tool_calls(PICK))
+    plan = _planner(scripted_llm, skill_registry, tabletop_robot).plan("pick up the red cube", WORLD)
+    assert [c.skill for c in plan.steps] == ["tabletop/pick"]
+
+
+def test_a_reset_connection_is_retried(
+    scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
+) -> None:
+    scripted_llm.queue(ScriptedReply.connection_reset(), ScriptedReply.tool_calls(PICK))
+    plan = _planner(scripted_llm, skill_registry, tabletop_robot).plan("pick up the red cube", WORLD)
+    assert ([c.skill for c in plan.steps], len(scripted_llm.requests)) == (["tabletop/pick"], 2)
+
+
+@pytest.mark.parametrize("status", [400, 401, 404])
+def test_a_client_error_is_never_retried(
+    status: int, scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
+) -> None:
+    scripted_llm.queue(ScriptedReply.error(status, "your mistake"), ScriptedReply.tool_calls(PICK))
+    with pytest.raises(PlannerError, match=r"profile 'scripted'"):
         _planner(scripted_llm, skill_registry, tabletop_robot).plan("pick up the red cube", WORLD)
+    assert len(scripted_llm.requests) == 1
+
+
+def test_provider_retries_zero_means_one_request(
+    scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
+) -> None:
+    scripted_llm.queue(ScriptedReply.error(500, "model crashed"), ScriptedReply.tool_calls(PICK))
+    with pytest.raises(PlannerError, match=r"profile 'scripted'.*model crashed$"):
+        _planner(scripted_llm, skill_registry, tabletop_robot, provider_retries=0).plan("pick up the red cube", WORLD)
+    assert len(scripted_llm.requests) == 1
+
+
+def test_a_timeout_is_not_retried(
+    scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
+) -> None:
+    scripted_llm.queue(*[ScriptedReply.tool_calls(PICK).delayed(3.0)] * 3)
+    with pytest.raises(PlannerError, match=r"profile 'scripted'"):
+        _planner(scripted_llm, skill_registry, tabletop_robot, timeout_s=0.5).plan("pick up the red cube", WORLD)
     assert len(scripted_llm.requests) == 1
 
 
