@@ -63,6 +63,9 @@ class WorldStateCache:
         except WorldStateRejected as err:
             self._reject(str(err))
             return
+        except (ValueError, TypeError) as err:  # a case from_msg does not name yet: still dropped, never raised
+            self._reject(f"(message): {type(err).__name__}: {str(err)[:200]!r}")  # into the executor
+            return
         with self._lock:
             self._state = state
             self.received += 1

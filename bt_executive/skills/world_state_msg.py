@@ -153,8 +153,14 @@ def check_msg(msg: Any, max_objects: int = MAX_WORLD_OBJECTS) -> None:
         )
     if len(msg.drawer_ids) > max_objects:
         raise WorldStateRejected("drawer_ids", f"{len(msg.drawer_ids)} drawers; at most {max_objects}")
+    drawers: dict[str, int] = {}
     for index, drawer in enumerate(msg.drawer_ids):
         _name(f"drawer_ids[{index}]", drawer)
+        if drawer in drawers:
+            raise WorldStateRejected(
+                f"drawer_ids[{index}]", f"duplicate id {drawer!r} (also drawer_ids[{drawers[drawer]}])"
+            )
+        drawers[drawer] = index
     _finite("drawer_open_fractions", tuple(msg.drawer_open_fractions), "")
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bt_executive.skills.affordances import Affordance
 from bt_executive.skills.world_state import ObjectState, WorldState
-from bt_executive.skills.world_state_msg import from_msg, to_msg
+from bt_executive.skills.world_state_msg import WorldStateRejected, from_msg, to_msg
 
 from .strategies import world_states
 
@@ -38,3 +42,40 @@ def test_affordances_cross_the_wire_as_the_effective_set() -> None:
     # An empty set stays "affords nothing", not "the category's defaults".
     assert back.objects[1].affordances == ()
     assert not back.objects[1].affords(Affordance.GRASPABLE)
+
+
+def _message(draw: st.DrawFn) -> Any:
+    """A world-state message with any numbers (NaN and infinities too) and any text in its fields."""
+    from bt_executive_interfaces.msg import ObjectState as ObjectMsg
+    from bt_executive_interfaces.msg import WorldState as WorldMsg
+
+    numbers = st.floats(allow_nan=True, allow_infinity=True)
+    text = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=70)
+    names = st.sampled_from(["red_cube", "plate", "bowl", "Red Cube", ""]) | text
+    msg = WorldMsg()
+    for _ in range(draw(st.integers(0, 4))):
+        o = ObjectMsg()
+        o.id, o.category, o.colour = draw(names), draw(names), draw(names)
+        o.supported_by, o.inside = draw(names), draw(names)
+        o.pose.position.x, o.pose.position.y, o.pose.position.z = draw(numbers), draw(numbers), draw(numbers)
+        o.size.x = draw(numbers)
+        o.affordances = draw(st.lists(st.sampled_from(["graspable", "support", "edible"]), max_size=3))
+        msg.objects.append(o)
+    msg.gripper_opening = draw(numbers)
+    msg.holding = draw(names)
+    msg.joint_positions = draw(st.lists(numbers, max_size=8))
+    msg.drawer_ids = draw(st.lists(names, max_size=3))
+    msg.drawer_open_fractions = draw(st.lists(numbers, max_size=3))
+    return msg
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_any_message_is_either_taken_or_refused_naming_a_field(data: st.DataObject) -> None:
+    msg = data.draw(st.composite(_message)())
+    try:
+        state = from_msg(msg)
+        outcome = all(math.isfinite(v) for o in state.objects for v in (*o.position, *o.size))
+    except WorldStateRejected as err:  # anything else escaping would reach the executor
+        outcome = err.field != ""
+    assert outcome
