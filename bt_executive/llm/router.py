@@ -55,6 +55,11 @@ _log = logging.getLogger(__name__)
 
 DEFAULT_K = 24
 DEFAULT_ALWAYS_ON: tuple[str, ...] = ("tabletop/home",)
+WEAK_ROUTE = {"embedding": 0.6, "lexical": 0.2}
+"""Best-hit scores below which a route is weak (the task may be one no skill was made for), per chain:
+the embedding link scores a paraphrase near 0.8-1.0 and a task no skill serves near 0.3-0.5 (measured on
+the catalog); the lexical links alone give a matching verb and object 0.4-0.5 and an unrelated task 0."""
+GENERALIST = "GENERALIST"
 """Skills every narrowed palette keeps: home is the recovery step of every plan."""
 EXACT = "exact"
 OFF_INTENT = 0.7
@@ -212,6 +217,9 @@ class Router:
             cheap: list[RouteLink] = [VerbLink(self.items), KeywordLink(self.items), Bm25Link(self.items)]
             links = [*cheap, EmbeddingLink(self.items, embedder)] if embedder is not None else cheap
         self.links: list[RouteLink] = list(links)
+        with_embedding = any(isinstance(link, EmbeddingLink) for link in self.links)
+        self.weak_below = WEAK_ROUTE["embedding" if with_embedding else "lexical"]
+        """A best hit scoring below this is a weak route (see ``WEAK_ROUTE``)."""
 
     def __len__(self) -> int:
         return len(self.items)
@@ -308,13 +316,19 @@ def narrow_palette(
     *,
     router: Router | None = None,
     embedder: Embedder | None = None,
+    generalist_below: float | None = None,
 ) -> list[str]:
     """The skill ids a planner is shown for ``query``: top-K routed plus ``always_on``; all of them if ≤ K.
 
     A multi-step task routes as a whole and clause by clause; their rankings
     are interleaved (every clause's best first), so each step's skill is in.
     Skills that routed skills need first (see ``enablers``) are added within
-    the K. Pass ``router`` to reuse one built over the same skills.
+    the K. When even the best route is weak (below ``generalist_below``, by
+    default the router's ``weak_below``: the robot may have no skill made for
+    this task), skills that declare the
+    ``GENERALIST`` verb (a prompt-conditioned VLA policy) are offered too,
+    rather than only the nearest misses. Pass ``router`` to reuse one built
+    over the same skills.
     """
     items = route_items(skills)
     ids = [i.id for i in items]
@@ -325,7 +339,8 @@ def narrow_palette(
     queries = [*parts, query] if len(parts) > 1 else [query]
     known = set(ids)
     # A router shared across calls may know more skills than this palette offers: keep only ours.
-    rankings = [[h.id for h in router.route(q, k) if h.id in known] for q in queries]
+    routed = [[h for h in router.route(q, k) if h.id in known] for q in queries]
+    rankings = [[h.id for h in hits] for hits in routed]
     chosen: list[str] = []
     for rank in range(k):
         for ranking in rankings:
@@ -335,4 +350,7 @@ def narrow_palette(
     # enablers go right after the skill that needs them, so the cut at K drops the weakest routes instead.
     chosen = add_enablers(chosen, items, preference=rankings[-1])[:k]
     chosen += [s for s in always_on if s in known and s not in chosen]
+    best = max((hits[0].score for hits in routed if hits), default=0.0)
+    if best < (router.weak_below if generalist_below is None else generalist_below):
+        chosen += [i.id for i in items if GENERALIST in i.actions and i.id not in chosen]
     return chosen

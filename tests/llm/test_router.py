@@ -213,3 +213,10 @@ def test_a_warmed_router_scores_the_whole_catalog_with_the_embedding_link() -> N
     hits = router.route("pick up the tote from the conveyor", 300)
     assert all("embedding" in hit.scores for hit in hits)
     assert counting.texts == 301  # only the query was embedded after warm()
+
+
+def test_a_task_no_skill_routes_well_is_offered_the_generalist_skill() -> None:
+    skills = [*tabletop_skills(), *synthetic_manifests(200)]
+    weak = narrow_palette(skills, "make me a sandwich", k=10)
+    strong = narrow_palette(skills, "open the drawer", k=10)
+    assert ("tabletop/vla_manipulate" in weak, "tabletop/vla_manipulate" in strong) == (True, False)
