@@ -170,3 +170,9 @@ def test_collect_refuses_a_symlinked_folder_outside_the_skill_directory(tmp_path
     assert [(p.source, p.field, "symlink points outside" in p.reason) for p in report.problems] == [
         (str(skills / "elsewhere"), "(file)", True)
     ]
+
+
+def test_collect_names_a_skill_directory_that_is_a_symlink_loop(tmp_path: Path) -> None:
+    (tmp_path / "skills").symlink_to("skills")
+    report = collect([tmp_path / "skills"], use_entry_points=False)
+    assert [(p.field, p.reason.startswith("symlink loop")) for p in report.problems] == [("(path)", True)]

@@ -131,7 +131,13 @@ def collect(paths: Iterable[Path], *, use_entry_points: bool = True) -> LoadRepo
     seen: dict[str, str] = {}
     for root, origin in roots:
         if not root.exists():
-            report.problems.append(Problem(origin or str(root), "(path)", "does not exist"))
+            why = "does not exist"
+            if root.is_symlink():  # a loop, or a link to nothing: say which
+                try:
+                    resolve_inside(root, root.parent)
+                except ManifestError as err:
+                    why = err.problems[0].reason
+            report.problems.append(Problem(origin or str(root), "(path)", why))
             continue
         for path in manifest_files(root):
             if path.name == KNOWLEDGE_FILE:
