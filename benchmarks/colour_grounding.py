@@ -67,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     colours = embedder.embed(list(WORLD_COLOURS))
     synonyms = load_lexicon().synonyms()
     known = load_lexicon().colour_words()
-    rows = []
+    rows: list[dict[str, object]] = []
+    embedding_right = embedding_wrong = lexicon_wrong = 0
     print(f"{'word':12s} {'means':6s} {'nearest':8s} {'cos':>5s} {'margin':>6s} {'accepted':>8s} {'lexicon':>10s}")
     for word, means in WORDS.items():
         sims = _cosines(embedder, word, colours)
@@ -91,13 +92,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "lexicon_wrong": lexicon != "refused" and lexicon != means,
             }
         )
+        embedding_right += accepted and nearest == means
+        embedding_wrong += accepted and nearest != means
+        lexicon_wrong += lexicon not in ("refused", means)
         mark = "WRONG" if accepted and nearest != means else ("yes" if accepted else "no")
         print(f"{word:12s} {means or '-':6s} {nearest:8s} {best:5.3f} {best - second:6.3f} {mark:>8s} {lexicon:>10s}")
-    wrong = sum(r["accepted_wrong"] for r in rows)
-    right = sum(r["accepted"] and not r["accepted_wrong"] for r in rows)
-    lexicon_wrong = sum(r["lexicon_wrong"] for r in rows)
     print(
-        f"\nembedding rule (cos >= {MIN_COSINE}, margin >= {MIN_MARGIN}): {right} right, {wrong} substituted "
+        f"\nembedding rule (cos >= {MIN_COSINE}, margin >= {MIN_MARGIN}): {embedding_right} right, "
+        f"{embedding_wrong} substituted "
         f"of {len(rows)}; lexicon: {lexicon_wrong} substituted"
     )
     if args.json:
@@ -105,8 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             json.dumps(
                 {
                     "words": len(rows),
-                    "embedding_right": right,
-                    "embedding_substituted": wrong,
+                    "embedding_right": embedding_right,
+                    "embedding_substituted": embedding_wrong,
                     "lexicon_substituted": lexicon_wrong,
                     "rows": rows,
                 }
