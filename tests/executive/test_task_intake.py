@@ -124,6 +124,10 @@ tasks = st.one_of(
 )
 
 
+profiles = st.just("") | st.sampled_from(["stub", "local\x1b", "p" * (MAX_PROFILE_CHARS + 1)]) | hostile_text
+"""Mostly the default profile: a goal past the intake then reaches the (empty) scripted planner."""
+
+
 @pytest.mark.ros
 def test_fuzzed_goals_are_answered_and_refused_exactly_when_the_intake_says_so(make_rig: Any) -> None:
     rig: Rig = make_rig()  # no plans: a goal past the intake ends planner_error, at once
@@ -133,10 +137,10 @@ def test_fuzzed_goals_are_answered_and_refused_exactly_when_the_intake_says_so(m
     answers: list[tuple[str, str]] = []
 
     @settings(max_examples=25, deadline=None, database=None)
-    @given(task=tasks)
-    def send(task: str) -> None:
-        result = client.run(task, timeout_s=30)
-        expected = check_goal(_arrives_as(task))
+    @given(task=tasks, profile=profiles)
+    def send(task: str, profile: str) -> None:
+        result = client.run(task, planner=profile, timeout_s=30)
+        expected = check_goal(_arrives_as(task), _arrives_as(profile))
         answers.append((result.final_reason, result.detail))
         assert (result.final_reason == INVALID_GOAL, result.detail if expected else None) == (
             expected is not None,
