@@ -41,6 +41,7 @@ from bt_executive.llm.catalog_tools import (
     CatalogTools,
     catalog_tool_definitions,
 )
+from bt_executive.llm.compact_grammar import GrammarUnsupported, compact_grammar
 from bt_executive.llm.embedder import default_embedder
 from bt_executive.llm.local_model import LocalModelServer, is_serving, port_of
 from bt_executive.llm.model_reply import ModelReply, ReadReply, ToolCallReply, read_structured, read_tool_calls
@@ -333,7 +334,11 @@ class LLMPlanner:
                 required_only=profile.required_only,
                 max_string_length=profile.max_string_length,
             )
-            options["response_format"] = response_format(schema)
+            grammar = _compact_grammar(schema) if profile.compact_json else None
+            if grammar is not None:
+                options["extra_body"] = {"grammar": grammar}  # llama.cpp: one spelling per plan, no whitespace
+            else:
+                options["response_format"] = response_format(schema)
         return options
 
     def close(self) -> None:
@@ -463,6 +468,15 @@ def _retried(err: Exception, options: dict[str, Any]) -> str:
         return ""
     retries = get_num_retries_from_retry_policy(err, options.get("retry_policy"))
     return f" (after {retries} retries)" if retries else ""
+
+
+def _compact_grammar(schema: dict[str, Any]) -> str | None:
+    """The plan's compact-JSON grammar, or None (then ``response_format``) for a schema it cannot express."""
+    try:
+        return compact_grammar(schema)
+    except GrammarUnsupported as err:
+        log.warning("compact_json: %s; sending response_format instead", err)
+        return None
 
 
 def collapse_repeats(calls: Sequence[SkillCall]) -> tuple[tuple[SkillCall, ...], int]:

@@ -93,6 +93,10 @@ class LLMProfile(BaseModel):
             "litellm, the first at once, then 1 s, 2 s, 4 s... apart (at most 10 s); then planner_error"
         ),
     )
+    compact_json: bool = Field(
+        default=False,
+        description="structured mode on a llama.cpp server: a GBNF grammar of compact JSON instead of response_format",
+    )
     knowledge: bool = Field(
         default=True, description="show site knowledge about the offered skills (a small model reads it slowly)"
     )

@@ -20,6 +20,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from bt_executive.llm.compact_grammar import compact_grammar
 from bt_executive.llm.llm_planner import LLMPlanner
 from bt_executive.llm.object_arguments import object_argument_names, world_ids
 from bt_executive.llm.plan import Plan, PlannerError
@@ -82,16 +83,43 @@ def test_the_real_models_raw_reply_matches_the_plan_schema(
     with ScriptedLLMServer(fallback_url=local_llm) as proxy:  # nothing queued: a recording pass-through
         proxied = LLMPlanner(profile.model_copy(update={"api_base": proxy.base_url}), skill_registry, tabletop_robot)
         proxied.plan(TASKS[0], world)
-        schema = proxy.requests[0].body["response_format"]["json_schema"]["schema"]
-    expected = plan_json_schema(
+        grammar = proxy.requests[0].body["grammar"]  # the shipped profile: compact_json
+    schema = _schema(planner, profile, world)
+    assert grammar == compact_grammar(schema)
+    jsonschema.validate({"steps": []}, schema)
+
+
+def _schema(planner: LLMPlanner, profile: LLMProfile, world: WorldState) -> dict[str, object]:
+    return plan_json_schema(
         planner.palette(TASKS[0], world),
         max_steps=profile.max_steps,
         rationale=profile.rationale,
         required_only=profile.required_only,
         max_string_length=profile.max_string_length,
     )
-    assert schema == expected
-    jsonschema.validate({"steps": []}, schema)
+
+
+def test_the_compact_grammar_gets_compact_json_valid_against_the_plan_schema_from_the_real_model(
+    local_llm: str, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities, world: WorldState
+) -> None:
+    profile = _local_profile(local_llm)
+    planner = LLMPlanner(profile, skill_registry, tabletop_robot)
+    palette = planner.palette(TASKS[0], world)
+    body = {
+        "model": "smollm2",
+        "messages": planner.messages(palette, TASKS[0], world),
+        "max_tokens": profile.max_tokens,
+        "temperature": 0.0,
+        **planner.request_options(palette)["extra_body"],
+    }
+    request = urllib.request.Request(
+        f"{local_llm}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=120) as response:
+        content = json.loads(response.read())["choices"][0]["message"]["content"]
+    plan = json.loads(content)
+    jsonschema.validate(plan, _schema(planner, profile, world))
+    assert content == json.dumps(plan, separators=(",", ":"), ensure_ascii=False)
 
 
 def test_a_refused_reply_is_repaired_by_the_real_model(
