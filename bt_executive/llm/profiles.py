@@ -93,6 +93,7 @@ class LLMProfile(BaseModel):
             "litellm, the first at once, then 1 s, 2 s, 4 s... apart (at most 10 s); then planner_error"
         ),
     )
+    world_positions: bool = Field(default=True, description="show object coordinates in the task message")
     compact_json: bool = Field(
         default=False,
         description="structured mode on a llama.cpp server: a GBNF grammar of compact JSON instead of response_format",

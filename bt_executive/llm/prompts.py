@@ -53,18 +53,20 @@ def _where(obj: ObjectState) -> str:
     return ""
 
 
-def describe_object(obj: ObjectState) -> str:
-    """One line per object: id, what it is, where (rounded to the centimetre), reachability."""
+def describe_object(obj: ObjectState, positions: bool = True) -> str:
+    """One line per object: id, what it is, where (rounded to the centimetre, unless not wanted), reachability."""
     what = " ".join(p for p in (obj.colour, obj.category) if p)
     x, y, z = (round(v, 2) for v in obj.position)
+    at = f" at ({x:.2f}, {y:.2f}, {z:.2f})" if positions else ""
     notes = [n for n in (_where(obj), "" if obj.reachable else "NOT reachable") if n]
-    return f"- {obj.id}: {what} at ({x:.2f}, {y:.2f}, {z:.2f})" + (f", {', '.join(notes)}" if notes else "")
+    return f"- {obj.id}: {what}{at}" + (f", {', '.join(notes)}" if notes else "")
 
 
-def describe_world(world_state: WorldState) -> str:
+def describe_world(world_state: WorldState, positions: bool = True) -> str:
     """The world state as text: objects, gripper, arm, drawers (no timestamp: prompts stay stable)."""
     lines = ["Objects (use these ids exactly):"]
-    lines += [describe_object(o) for o in sorted(world_state.objects, key=lambda o: o.id)] or ["- (none)"]
+    objects = sorted(world_state.objects, key=lambda o: o.id)
+    lines += [describe_object(o, positions) for o in objects] or ["- (none)"]
     held = world_state.gripper.holding
     lines.append(f"Gripper: holding {held}." if held else "Gripper: empty.")
     lines.append("Arm: at home." if world_state.at_home else "Arm: away from home.")
@@ -141,9 +143,11 @@ def system_prompt(
     return "\n".join(lines)
 
 
-def task_message(task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> str:
-    """The user message: the task and the world; for a replan, the attempts so far too."""
-    lines = [f"Task: {task.strip()}", "", describe_world(world_state)]
+def task_message(
+    task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = (), *, positions: bool = True
+) -> str:
+    """The user message: the task and the world (``positions``: with coordinates); for a replan, the attempts."""
+    lines = [f"Task: {task.strip()}", "", describe_world(world_state, positions)]
     if prior_attempts:
         lines += [
             "",

@@ -71,3 +71,8 @@ def test_a_replan_message_lists_attempts_with_failure_kind_and_reason() -> None:
     text = task_message("put the red cube in the bowl", WORLD, attempts)
     assert 'step 2: tabletop/place_on(target="bowl") FAILED: unreachable - bowl out of reach' in text
     assert 'step 1: tabletop/pick(object="red_cube") succeeded' in text
+
+
+def test_a_task_message_without_positions_keeps_what_and_where() -> None:
+    lines = task_message("put the red cube in the bowl", WORLD, positions=False).splitlines()
+    assert [line for line in lines if line.startswith("- ")] == ["- bowl: bowl, NOT reachable", "- red_cube: red cube"]
