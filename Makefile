@@ -28,8 +28,10 @@ help:
 venv: $(VENV)/.installed interfaces
 
 # Our ROS interfaces, generated with the pip-installed rosidl toolchain; cached by the script.
+# py_trees_ros_interfaces (snapshot streams) is built only where no ROS install provides it.
 interfaces: $(VENV)/.installed
 	@bash bt_executive_interfaces/build_into_venv.sh $(VENV)
+	@bash py_trees_ros_interfaces/build_into_venv.sh $(VENV)
 
 system-deps: $(VENV)/.system-deps
 

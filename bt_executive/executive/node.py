@@ -47,6 +47,7 @@ from std_msgs.msg import String
 
 from bt_executive.executive.diagnostics import TaskDiagnostics
 from bt_executive.executive.frame_cache import FrameCache
+from bt_executive.executive.interop import Interop
 from bt_executive.executive.params import ExecutiveParams
 from bt_executive.executive.run_dir import RunWriter, run_listener
 from bt_executive.executive.run_recorder import RunRecorder
@@ -159,6 +160,13 @@ class ExecutiveNode:
         self.snapshot_listeners: list[SnapshotListener] = []
         """Called on the tick thread with every snapshot ``~/tree`` gets (dict and JSON text; read, don't keep)."""
         self.diagnostics = TaskDiagnostics(self.node)
+        # py_trees_ros snapshot streams (~/snapshot_streams/*, ~/snapshots) and the Groot2 feed read the snapshots.
+        self.interop = Interop.attach(
+            self.node,
+            params,
+            self.snapshot_listeners,
+            visited=lambda: self._active.tree.last_visited if self._active else (),
+        )
         self._timer = self.node.create_timer(1.0 / params.tick_rate_hz, self._timer_tick, callback_group=tick_group)
 
     # setup ------------------------------------------------------------------------------------------
@@ -193,11 +201,13 @@ class ExecutiveNode:
             active = self._active
             if active is None or active.done.is_set():
                 return
+            tick_started = time.monotonic()
             active.tree.tick_once()
             if active.recorder.after_tick() is not None:
                 self._publish(active.recorder)
             if active.tree.final_reason is not None:
                 self._close(active)
+            self.interop.post_tick(tick_started)
 
     def _timer_tick(self) -> None:
         self.diagnostics.timer_ticked()
@@ -345,3 +355,4 @@ class ExecutiveNode:
             if self._active is not None and not self._active.done.is_set():
                 self._cancel_locked(self._active, "the executive shut down")
         self._timer.cancel()
+        self.interop.shutdown()

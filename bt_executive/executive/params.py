@@ -43,6 +43,10 @@ class ExecutiveParams(BaseModel):
         description="policy server (openpi websocket) for every VLA skill; empty: each manifest's own",
     )
     front_camera_topic: str = Field(default="camera/front/image_raw", min_length=1)
+    default_snapshot_stream: bool = True
+    default_snapshot_period: float = Field(default=2.0, ge=0.0, description="inf: publish only on change")
+    default_snapshot_blackboard_data: bool = True
+    groot2_port: int = Field(default=0, ge=0, le=65535, description="Groot2 feed port (and port + 1); 0: off")
 
     def with_overrides(self, **overrides: Any) -> ExecutiveParams:
         """A copy with the non-None overrides applied (command-line flags over the file)."""
