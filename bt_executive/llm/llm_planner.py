@@ -61,6 +61,7 @@ from bt_executive.llm.prompts import (
     task_message,
     usable_examples,
 )
+from bt_executive.llm.refusal_tool import REFUSE, refusal_in, refuse_tool
 from bt_executive.llm.route_item import route_items
 from bt_executive.llm.router import Router, narrow_palette
 from bt_executive.llm.task_objects import named_ids
@@ -199,6 +200,14 @@ class LLMPlanner:
                 started = time.perf_counter()
                 reply, palette = self._request_with_lookups(palette, messages, task, world_state)
                 read = read_tool_calls(palette, reply) if profile.output_mode == "tools" else read_structured(reply)
+                refusal = refusal_in(read.steps)
+                if isinstance(refusal, PlannerRefused):
+                    elapsed = time.perf_counter() - started
+                    records.append(RequestRecord(latency_s=elapsed, prompt_tokens=reply.prompt_tokens))
+                    raise refusal  # a considered answer, not a mistake to repair
+                if refusal is not None:  # refuse with bad arguments: repaired like any malformed call
+                    kept = tuple(step for step in read.steps if step.skill != REFUSE)
+                    read = read.model_copy(update={"steps": kept, "problems": (*read.problems, refusal)})
                 issues = self._issues(palette, read, world_state)
                 problems = [*read.problems, *(i.message() for i in issues)]
                 records.append(
@@ -322,7 +331,7 @@ class LLMPlanner:
         if profile.api_base:
             options["api_base"] = profile.api_base
         if profile.output_mode == "tools":
-            options["tools"] = palette.openai_tools()
+            options["tools"] = [*palette.openai_tools(), refuse_tool()]
             if self._offers_catalog():
                 options["tools"] += catalog_tool_definitions()
             options["tool_choice"] = "auto"

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from bt_executive.llm.palette import EXECUTE_SKILL_TOOL, Palette
 from bt_executive.llm.plan_validation import ProposedStep
 from bt_executive.llm.prompts import DONE_WORD
+from bt_executive.llm.refusal_tool import REFUSE
 
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
@@ -98,6 +99,9 @@ def read_tool_calls(palette: Palette, reply: ModelReply) -> ReadReply:
                     rationale=args.get("rationale") if isinstance(args.get("rationale"), str) else None,
                 )
             )
+            continue
+        if call.name == REFUSE:
+            steps.append(ProposedStep(skill=REFUSE, args=args))  # the planner reads it as a refusal
             continue
         skill = palette.skill_for(call.name)
         if skill is None:

@@ -5,7 +5,8 @@ In structured mode the model answers one JSON object,
 has one ``oneOf`` branch per skill (``skill`` is a ``const``, ``args`` is that
 skill's argument schema), so a provider that enforces ``response_format``
 json_schema with a grammar (llama.cpp does) can only emit plans whose every
-step names a palette skill with well-typed arguments. ``max_steps`` caps the
+step names a palette skill with well-typed arguments, or refuses the task
+(``refusal_tool``: the last branch). ``max_steps`` caps the
 plan length (a lever for small models that repeat themselves).
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from bt_executive.llm.palette import PROMPT_SCHEMA, RATIONALE_SCHEMA, Palette, call_arguments_schema, needs_prompt
+from bt_executive.llm.refusal_tool import refuse_step_schema
 
 PLAN_SCHEMA_NAME = "skill_plan"
 
@@ -71,6 +73,7 @@ def plan_json_schema(
         step_schema(palette, s, rationale=rationale, required_only=required_only, max_string_length=max_string_length)
         for s in palette.skill_ids()
     ]
+    branches.append(refuse_step_schema())  # a model may say no (refusal_tool)
     steps: dict[str, Any] = {"type": "array", "items": {"oneOf": branches}}
     if max_steps is not None:
         steps["maxItems"] = max_steps

@@ -128,6 +128,7 @@ def system_prompt(
             "- Put every step of the plan in this one reply; no prose.",
             "- Name objects only by the ids above.",
             f"- If the task is already done, call no tool and reply with exactly {DONE_WORD}.",
+            "- If it is not a task for this robot, names an object that is not here, or is unsafe, call only refuse.",
         ]
         if examples:
             lines.append("Examples:")
@@ -139,6 +140,9 @@ def system_prompt(
             *_skill_lines(palette),
             "- Name objects only by the ids above.",
             '- If the task is already done, answer {"steps": []}.',
+            # No JSON template here: shown one, SmolLM2-135M answered every task with it.
+            "- Only if the task is not for this robot, names an object that is not here, or is unsafe:"
+            " one refuse step.",
         ]
     return "\n".join(lines)
 

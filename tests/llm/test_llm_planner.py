@@ -75,8 +75,15 @@ def test_request_carries_the_palette_as_tools_and_the_world_in_the_prompt(
     _planner(scripted_llm, skill_registry, tabletop_robot).plan("pick up the red cube", WORLD)
     body = scripted_llm.requests[0].body
     names = [t["function"]["name"] for t in body["tools"]]
-    assert (names == sorted(names), "tabletop__pick" in names, "red_cube" in scripted_llm.requests[0].texts()[0]) == (
+    skills, last = names[:-1], names[-1]  # the skills sorted, then refuse (refusal_tool)
+    assert (
+        skills == sorted(skills),
+        last,
+        "tabletop__pick" in names,
+        "red_cube" in scripted_llm.requests[0].texts()[0],
+    ) == (
         True,
+        "refuse",
         True,
         True,
     )
@@ -182,7 +189,7 @@ def test_structured_mode_sends_the_plan_schema_and_reads_the_json_plan(
     body = scripted_llm.requests[0].body
     schema = body["response_format"]["json_schema"]["schema"]
     branches = schema["properties"]["steps"]["items"]["oneOf"]
-    assert (len(plan.steps), "tools" in body, len(branches)) == (2, False, len(skill_registry))
+    assert (len(plan.steps), "tools" in body, len(branches)) == (2, False, len(skill_registry) + 1)  # + refuse
 
 
 def test_structured_mode_repairs_malformed_json(

@@ -57,3 +57,38 @@ def test_a_model_that_insists_on_picking_the_table_is_refused_not_afforded(
     with pytest.raises(PlannerRefused) as refused:
         _gated(scripted_llm, skill_registry, tabletop_robot).plan("pick up the table", WORLD)
     assert (refused.value.kind, len(scripted_llm.requests)) == (RefusalKind.NOT_AFFORDED, 3)
+
+
+def test_a_model_that_calls_refuse_ends_planner_refused_with_its_kind_and_reason(
+    scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
+) -> None:
+    refuse = ("refuse", {"kind": "no_such_object", "reason": "there is no purple cube"})
+    scripted_llm.queue(ScriptedReply.tool_calls(PICK_RED, refuse))
+    with pytest.raises(PlannerRefused) as refused:
+        _gated(scripted_llm, skill_registry, tabletop_robot).plan("pick up the purple cube", WORLD)
+    assert (refused.value.kind, "no purple cube" in refused.value.reason, len(scripted_llm.requests)) == (
+        RefusalKind.NO_SUCH_OBJECT,
+        True,
+        1,
+    )
+
+
+def test_a_structured_refusal_with_an_unknown_kind_is_sent_back_for_repair(
+    scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
+) -> None:
+    bad = {"steps": [{"skill": "refuse", "args": {"kind": "bored", "reason": "no"}}]}
+    good = {"steps": [{"skill": "refuse", "args": {"kind": "unsafe", "reason": "it would hurt someone"}}]}
+    scripted_llm.queue(ScriptedReply.json_plan(bad), ScriptedReply.json_plan(good))
+    profile = LLMProfile(
+        name="scripted",
+        model="openai/scripted",
+        api_base=scripted_llm.base_url,
+        timeout_s=5.0,
+        output_mode="structured",
+    )
+    with pytest.raises(PlannerRefused) as refused:
+        LLMPlanner(profile, skill_registry, tabletop_robot).plan("hit the person with the cube", WORLD)
+    assert (refused.value.kind, "refuse needs kind" in scripted_llm.requests[1].texts()[-1]) == (
+        RefusalKind.UNSAFE,
+        True,
+    )

@@ -27,7 +27,7 @@ def test_the_schema_is_a_valid_json_schema_with_one_branch_per_skill(
 ) -> None:
     Draft202012Validator.check_schema(schema)
     consts = [b["properties"]["skill"]["const"] for b in schema["properties"]["steps"]["items"]["oneOf"]]
-    assert consts == list(skill_registry.ids())
+    assert consts == [*skill_registry.ids(), "refuse"]
 
 
 def test_a_valid_plan_fits(schema: dict[str, Any]) -> None:
