@@ -38,6 +38,13 @@ def add_node_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--vla-endpoint", default=None, metavar="URL", help="policy server (ws://host:port) for every VLA skill"
     )
+    parser.add_argument(
+        "--groot2-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="publish the tree to Groot2 (or btview) on PORT and PORT+1 (BT.CPP's Groot2Publisher); 0: off",
+    )
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -56,6 +63,7 @@ def run_serve(args: argparse.Namespace) -> int:
         run_dir=args.run_dir,
         capabilities=args.capabilities,
         vla_endpoint=args.vla_endpoint,
+        groot2_port=args.groot2_port,
     )
     llm_config = Path(params.llm_config) if params.llm_config else None
     robot = RobotCapabilities.from_yaml(params.capabilities_path())

@@ -79,8 +79,8 @@ def btcpp_factory(xml: str, tick: TickCallback) -> behaviortreepy.BehaviorTreeFa
     for node_id, (tag, _ports) in declared_leaves(xml).items():
         if tag == "Condition":
             factory.register_simple_condition(node_id, tick)
-        else:
-            factory.register_simple_action(node_id, tick)
+        else:  # stateful: a skill may answer RUNNING (a simple action is a SyncActionNode, which must not)
+            factory.register_simple_stateful_action(node_id, tick, tick)
     return factory
 
 

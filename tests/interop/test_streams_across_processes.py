@@ -17,6 +17,7 @@ from bt_executive.cli.process_group import ProcessGroup
 from bt_executive.cli.task_client import TaskClient
 from bt_executive.executive.tree_topic import tree_qos
 from bt_executive.testing import RosHarness
+from tests.interop.ports import free_port_pair
 
 pytest.importorskip("py_trees_ros_interfaces.srv", reason="py_trees_ros_interfaces is built by `make interfaces`")
 
@@ -45,6 +46,17 @@ def by_id(message: Any) -> dict[str, tuple[str, int]]:
     return {str(uuid.UUID(bytes=bytes(b.own_id.uuid))): (b.name, b.status) for b in message.behaviours}
 
 
+def groot2_tree_root(port: int) -> str | None:
+    """The root's name in the tree btview (a Groot2 client from PyPI) fetches from ``serve --groot2-port``."""
+    btview_client = pytest.importorskip("btview.client", reason="btview (requirements.txt) is the Groot2 client")
+    client = btview_client.Groot2Client("127.0.0.1", port, timeout_ms=5000)
+    try:
+        roots = client.fetch_tree().roots
+        return str(roots[0].name) if roots else None
+    finally:
+        client.close()
+
+
 def test_a_stream_opened_through_the_service_streams_the_running_executives_tree(
     ros_harness: RosHarness, ros_domain_id: int, tmp_path: Path
 ) -> None:
@@ -56,11 +68,22 @@ def test_a_stream_opened_through_the_service_streams_the_running_executives_tree
     tree_json: queue.Queue[Any] = queue.Queue()
     watcher.create_subscription(String, f"{ns}/bt_executive/tree", tree_json.put, tree_qos())
     tasks = TaskClient(watcher, ns)
+    groot2_port = free_port_pair()
     with ProcessGroup(echo=None, env=env) as group:
         sim = group.start("sim", ["sim", "--namespace", ns], ready=r"^sim ready")
         serve = group.start(
             "serve",
-            ["serve", "--namespace", ns, "--planner", "stub", "--run-dir", str(tmp_path / "runs")],
+            [
+                "serve",
+                "--namespace",
+                ns,
+                "--planner",
+                "stub",
+                "--run-dir",
+                str(tmp_path / "runs"),
+                "--groot2-port",
+                str(groot2_port),
+            ],
             ready=r"^executive ready",
         )
         group.wait_ready(sim, 120)
@@ -79,6 +102,7 @@ def test_a_stream_opened_through_the_service_streams_the_running_executives_tree
         result = tasks.run(TASK, timeout_s=120.0)
         ros_harness.wait_until(lambda: not received.empty(), 10.0, "a snapshot")
         time.sleep(1.0)  # the last snapshots arrive
+        groot2_root = groot2_tree_root(groot2_port)
         messages, snapshots = drain(received), [json.loads(m.data) for m in drain(tree_json)]
         watcher.destroy_subscription(subscription)  # as a watcher leaves: then the topic is the stream's alone
         closed = close_client.call_async(CloseSnapshotStream.Request(topic_name=topic))
@@ -89,11 +113,19 @@ def test_a_stream_opened_through_the_service_streams_the_running_executives_tree
     last_json = {key: (entry["name"], STATUS[entry["status"]]) for key, entry in snapshots[-1]["behaviours"].items()}
     root = [b.name for b in messages[-1].behaviours if not any(b.parent_id.uuid)]
     closed_response: Any = closed.result()
-    outcome = (result.final_reason, root, by_id(messages[-1]), all(m.changed for m in messages), closed_response.result)
+    outcome = (
+        result.final_reason,
+        root,
+        by_id(messages[-1]),
+        all(m.changed for m in messages),
+        closed_response.result,
+        groot2_root,
+    )
     assert outcome == (
         "done",
         [f'Task "{TASK}"'],
         last_json,
         True,
         True,
+        f'Task "{TASK}"',
     )
