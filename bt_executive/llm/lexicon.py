@@ -49,6 +49,7 @@ class Lexicon(BaseModel):
     home_verbs: list[str] = Field(default_factory=list, description="words that start a home clause")
     filler_prefixes: list[str] = Field(default_factory=list, description="politeness dropped before a clause")
     filler_suffixes: list[str] = Field(default_factory=list, description="politeness dropped after a clause")
+    adverbs: list[str] = Field(default_factory=list, description="manner words dropped wherever they stand")
     home_phrases: list[str] = Field(description="regular expressions for whole clauses that mean go home")
     directions: dict[str, list[str]]
     colours: dict[str, list[str]]

@@ -139,6 +139,8 @@ class _PlanBuilder:
         self.notes: list[str] = []
         self.last_object: str | None = None
         self.last_target: str | None = None
+        self.antecedent: str | None = None
+        """The object the last object phrase named: what 'the green one' takes its kind from."""
         self.goal: list[Predicate] = []
         self.depth = 0
         # Calls that succeeded in earlier attempts, so a replan does not repeat them (see already_done).
@@ -182,8 +184,16 @@ class _PlanBuilder:
             if intent.action in _MOVES_HELD and held is not None and held in err.candidates:
                 self.notes.append(f"{phrase!r} -> {held} (the one held)")
                 return held
+            # "the red cube on the green one": 'one' is the kind of the object named before it.
+            before = self.world.object(self.antecedent) if self.antecedent else None
+            kind = before.category if before is not None else None
+            same = [c for c in err.candidates if (found := self.world.object(c)) and found.category == kind]
+            if "one" in phrase.split() and len(same) == 1:
+                self.notes.append(f"{phrase!r} -> {same[0]} ('one': a {kind}, as {self.antecedent})")
+                return same[0]
             raise
         object_id = match.ids[0]
+        self.antecedent = object_id
         if match.rule != "exact":
             self.notes.append(f"{phrase!r} -> {object_id} ({match.rule})")
         return object_id
@@ -371,6 +381,11 @@ class _PlanBuilder:
         self.notes.append(
             f"{intent.object!r} -> {', '.join(ids)}" + (" (every match, in id order)" if quantified else "")
         )
+        if intent.action is IntentAction.STACK:
+            # "stack all the cubes on the plate": a tower, each one on the one before.
+            bases = [intent.target, *ids[:-1]]
+            self.notes.append(f"stacked as a tower: {' on '.join(reversed(ids))} on {intent.target}")
+            return [intent.model_copy(update={"object": i, "target": b}) for i, b in zip(ids, bases, strict=True)]
         return [intent.model_copy(update={"object": i}) for i in ids]
 
     def add_one(self, intent: Intent) -> None:
@@ -428,7 +443,9 @@ class _PlanBuilder:
 
     def placement(self, obj: str, target: str, intent: Intent) -> list[Predicate]:
         """What placing ``obj`` at ``target`` makes true; the last one is the task's goal for it."""
-        if (intent.relation == "in" and self.affords(target, "container")) or not self.affords(target, "support"):
+        # "in the bowl", or "to the bowl" (no relation said): a container holds what goes to it.
+        into = intent.relation == "in" or (intent.relation is None and intent.action is IntentAction.PUT)
+        if (into and self.affords(target, "container")) or not self.affords(target, "support"):
             return [_atom("on", obj, target), _atom("in", obj, target)]
         return [_atom("on", obj, target)]
 

@@ -95,6 +95,8 @@ _ARTICLE = re.compile(r"^(?:the|a|an|that|this)\s+")
 _PRONOUN = frozenset({"it", "that", "this", "them", "one", "those", "these", "both of them", "all of them"})
 _ON = r"(?P<rel>on top of|onto|on to|on|into|in to|inside of|inside|in|upon|atop|over to|over|to)"
 _IN_WORDS = frozenset({"in", "into", "in to", "inside", "inside of"})
+# Words that name a destination but not a relation ("move the cube to the bowl"): the target decides.
+_NEUTRAL_WORDS = frozenset({"to", "over", "over to"})
 # Trailing words that add nothing to a placement or a pick ("from the table", "back", "down").
 _FROM = r"(?:\s+(?:from|off|off of|out of)\s+(?:the\s+)?[a-z_ ]+?)?"
 
@@ -102,7 +104,7 @@ _FROM = r"(?:\s+(?:from|off|off of|out of)\s+(?:the\s+)?[a-z_ ]+?)?"
 _FORMS: dict[IntentAction, re.Pattern[str]] = {
     IntentAction.PICK: re.compile(rf"^(?P<x>.+?)(?:\s+up)?{_FROM}$"),
     IntentAction.PUT: re.compile(rf"^(?:(?P<x>.+?)\s+)?(?:(?:back|down)\s+)*{_ON}\s+(?P<y>.+)$"),
-    IntentAction.STACK: re.compile(r"^(?P<x>.+?)\s+(?:on top of|onto|on to|on|upon|atop)\s+(?P<y>.+)$"),
+    IntentAction.STACK: re.compile(r"^(?P<x>.+?)(?:\s+up)?\s+(?:on top of|onto|on to|on|upon|atop)\s+(?P<y>.+)$"),
     IntentAction.POUR: re.compile(
         r"^(?:(?:the\s+)?contents\s+of\s+|from\s+)?(?P<x>.+?)\s+(?:into|in to|in|over|onto|on)\s+(?P<y>.+)$"
     ),
@@ -159,6 +161,7 @@ class _Compiled:
         )
         self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")\s+)+")
         self.suffix = re.compile(r"(?:[\s,]+(?:" + "|".join(_alternatives(lex.filler_suffixes)) + r"))+$")
+        self.adverbs = re.compile(r"(?:^|\s)(?:" + "|".join(_alternatives(lex.adverbs)) + r")(?=\s|,|$)")
 
 
 def _alternatives(phrases: list[str]) -> list[str]:
@@ -186,6 +189,7 @@ def split_clauses(task: str) -> list[str]:
     parts = grammar.separator.split(task) if task else []
     clauses = []
     for part in parts:
+        part = grammar.adverbs.sub("", part)  # "set it gently onto the plate"
         clause = grammar.suffix.sub("", grammar.prefix.sub("", part.strip() + " ").strip()).strip(" ,")
         if clause:
             clauses.append(clause)
@@ -208,7 +212,7 @@ def _intent(action: IntentAction, clause: str, groups: dict[str, str | None]) ->
     # it"): None, and the planner resolves it to the previous clause's object (or the one held).
     rel = groups.get("rel")
     relation: Literal["on", "in"] | None = None
-    if rel is not None:
+    if rel is not None and rel not in _NEUTRAL_WORDS:
         relation = "in" if rel in _IN_WORDS else "on"
     direction = groups.get("d")
     return Intent(

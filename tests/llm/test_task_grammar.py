@@ -129,3 +129,15 @@ def test_the_out_of_grammar_error_lists_every_form_and_the_llm_planner_option() 
     assert "'fly to the moon'" in message
     assert all(form in message for form in GRAMMAR)
     assert "--planner local" in message
+
+
+def test_manner_words_are_dropped_wherever_they_stand() -> None:
+    assert split_clauses(normalise_task("pick up the red cube carefully and set it gently onto the plate")) == [
+        "pick up the red cube",
+        "set it onto the plate",
+    ]
+
+
+def test_to_names_a_destination_but_leaves_the_relation_to_the_target() -> None:
+    relations = [parse_task(task)[0].relation for task in ("move the cube to the bowl", "put the cube in the bowl")]
+    assert relations == [None, "in"]
