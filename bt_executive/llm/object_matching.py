@@ -8,7 +8,9 @@ objects in the current world state, by the first rule that finds anything:
 3. words: every word of the phrase is among the object's words - its id's
    words, its colour, its category and the container it is in - after the
    lexicon's synonyms (``config/lexicon.yaml``: "green plate" -> ``plate``,
-   "crimson block" -> ``red_cube``, "cabinet drawer" -> ``drawer``).
+   "crimson block" -> ``red_cube``, "cabinet drawer" -> ``drawer``);
+4. embedding: the head noun, the one word no object has, read as a category
+   present by MiniLM above a high bar (``category_link``), then as rule 3.
 
 Every word must match, so a different colour or category is never
 substituted: "the purple cube" matches nothing when there is no purple cube,
@@ -27,7 +29,7 @@ that may match several objects.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -36,7 +38,7 @@ from bt_executive.llm.lexicon import load_lexicon
 from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.world_state import ObjectState, WorldState
 
-MatchRule = Literal["exact", "substring", "words"]
+MatchRule = Literal["exact", "substring", "words", "embedding"]
 
 ARTICLES = frozenset({"the", "a", "an", "this", "that", "those", "these"})
 """Leading words that only point at an object, dropped before any rule."""
@@ -144,7 +146,30 @@ def match_objects(
         by_words = [o.id for o in pool if wanted <= object_words(o)]
         if by_words:
             return ObjectMatch(phrase=phrase, ids=tuple(by_words), rule="words")
+        linked = _linked_head(words, wanted, pool)
+        if linked is not None:
+            by_link = [o.id for o in pool if linked <= object_words(o)]
+            if by_link:
+                return ObjectMatch(phrase=phrase, ids=tuple(by_link), rule="embedding")
     return ObjectMatch(phrase=phrase, ids=())
+
+
+def _linked_head(words: Sequence[str], wanted: set[str], pool: Sequence[ObjectState]) -> set[str] | None:
+    """``wanted`` with its head noun read as a category present (``category_link``), or None.
+
+    Only when the head noun (the last word that is not ignored) is the one word no object has, and
+    it is no colour word: a colour the lexicon knows must match as said, never be swapped.
+    """
+    ignored = ignored_words()
+    head = next((w for w in reversed(words) if w not in ignored and w not in ARTICLES), None)
+    known = frozenset().union(*(object_words(o) for o in pool)) if pool else frozenset()
+    unknown = [w for w in wanted if w not in known]
+    if head is None or unknown != [head] or head in load_lexicon().colour_words():
+        return None
+    from bt_executive.llm.category_link import link_category
+
+    category = link_category(head, [o.category for o in pool])
+    return None if category is None else (wanted - {head}) | {category}
 
 
 def resolve_object(

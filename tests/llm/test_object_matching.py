@@ -110,3 +110,17 @@ def test_words_of_the_container_name_an_object_inside_it() -> None:
     marble = ObjectState(id="marble", colour="red", category="ball", position=(0.0, 0.0, 0.0), inside="jar")
     world = WorldState(objects=(marble,))
     assert resolve_object("the jar ball", world).ids == ("marble",)
+
+
+def test_a_head_noun_the_lexicon_lacks_links_to_a_category_present_only_above_the_bar(world: WorldState) -> None:
+    """MiniLM reads 'cabinetry' as the cabinet (cosine 0.88); 'cubicle' (0.74 to cube) stays unmatched."""
+    linked = match_objects("the cabinetry", world, among=["cabinet", "red_cube", "plate"])
+    assert (linked.ids, linked.rule, match_objects("the red cubicle", world).ids) == (("cabinet",), "embedding", ())
+
+
+def test_a_colour_word_is_never_linked_to_another_colour_or_a_category(world: WorldState) -> None:
+    assert [match_objects(p, world).ids for p in ("the pink plate", "the burgundy cube", "the purple cube")] == [
+        (),
+        (),
+        (),
+    ]
