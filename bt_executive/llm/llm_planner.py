@@ -58,6 +58,7 @@ from bt_executive.llm.prompts import (
     example_world,
     repair_message,
     system_prompt,
+    task_line,
     task_message,
     usable_examples,
 )
@@ -302,7 +303,7 @@ class LLMPlanner:
         messages: list[Message] = [{"role": "system", "content": system}]
         if mode == "structured":
             for example in examples:
-                messages.append({"role": "user", "content": f"Task: {example.task}\n\n{example_world(example)}"})
+                messages.append({"role": "user", "content": f"{task_line(example.task)}\n\n{example_world(example)}"})
                 messages.append({"role": "assistant", "content": example_reply(example)})
         text = task_message(task, world_state, prior_attempts, positions=self.profile.world_positions)
         if self.profile.vision and self.frame_source is not None:
