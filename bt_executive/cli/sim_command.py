@@ -4,7 +4,8 @@ Starts a ``SimBackend`` for a scene (and optional fault file) and serves its
 skills as ``RunSkill`` action servers under ``--namespace``, with world state
 on ``world_state`` / ``get_world_state``, and is a ROS 2 arm as well
 (``sim.robot_topics``): camera images and joint states out, joint
-trajectories in. It prints one ``ready`` line when
+trajectories in. A goal whose client dies is stopped with the arm held
+(the dead-man's rule, ``sim.goal_owners``). It prints one ``ready`` line when
 every server is up (scripts and tests wait for it) and exits 0 on Ctrl-C or
 SIGTERM after cancelling any running skill.
 """
@@ -26,6 +27,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sim.add_argument(
         "--record", type=Path, default=None, metavar="FILE", help="append every joint command received as JSON lines"
     )
+    sim.add_argument(
+        "--goal-record",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="append every skill goal's ending (kind, reason, where the arm was left) as JSON lines",
+    )
     sim.set_defaults(func=run_sim)
 
 
@@ -45,7 +53,9 @@ def run_sim(args: argparse.Namespace) -> int:
         # RosProcess loads the short-lease profile: it lets clients see these servers die within ~2 s.
         with RosProcess(threads=4) as process:
             node = process.add(Node("bt_executive_sim", namespace=args.namespace or None, context=process.context))
-            servers = SimSkillServers(node, backend, idle_ticks=False)  # the robot topics tick a realtime sim
+            servers = SimSkillServers(
+                node, backend, idle_ticks=False, goal_record=args.goal_record
+            )  # the robot topics tick a realtime sim
             topics = SimRobotTopics(node, backend, on_frames=servers.publish_world_state, record_path=args.record)
             process.handle_signals()
             process.start()

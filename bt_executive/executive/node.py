@@ -48,6 +48,7 @@ from std_msgs.msg import String
 from bt_executive.executive.diagnostics import TaskDiagnostics
 from bt_executive.executive.frame_cache import FrameCache
 from bt_executive.executive.interop import Interop
+from bt_executive.executive.lost_runs import mark_lost_runs
 from bt_executive.executive.params import ExecutiveParams
 from bt_executive.executive.run_dir import RunWriter, run_listener
 from bt_executive.executive.run_recorder import RunRecorder
@@ -118,6 +119,7 @@ class ExecutiveNode:
         self.policy = load_recovery_policy(Path(params.recovery) if params.recovery else None)
         self.policy.check_against(self.registry, params.recovery or "config/recovery.yaml")
         self.runs_root = Path(params.run_dir) if params.run_dir else default_runs_root()
+        self.lost_runs = mark_lost_runs(self.runs_root)  # runs of an executive that died mid-task end `lost`
 
         self._task_group = ReentrantCallbackGroup()
         # Ticks come from the timer and, in between, whenever something a tick waits for arrives (a goal

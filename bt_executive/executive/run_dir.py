@@ -14,7 +14,10 @@ The runs root is ``$BT_EXECUTIVE_RUNS`` when set, else
 ``$XDG_STATE_HOME/bt_executive/runs`` (``~/.local/state/bt_executive/runs``):
 run logs are state, not configuration or cache. A run that crashed has no
 ``outcome.json`` and may end in a half-written line; readers skip that one
-line and report the run as ``running`` (or unfinished).
+line and report the run as ``running`` (or unfinished). ``task.json`` names
+the run's owner process (``run_owner``), so the next executive on the same
+runs root can tell a run still being written from one whose executive died
+and mark the latter ``lost`` (``lost_runs``).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from typing import IO, Any, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
 
 from bt_executive import __version__
+from bt_executive.executive.run_owner import RunOwner
 from bt_executive.executive.runs_root import default_runs_root
 from bt_executive.llm.plan import Plan
 from bt_executive.trees.task_context import TaskEvent
@@ -59,6 +63,7 @@ class RunInfo(BaseModel):
     started: datetime = Field(description="UTC")
     planner: str
     host: dict[str, str] = Field(default_factory=dict)
+    owner: RunOwner | None = Field(default=None, description="the process writing the run (absent in older runs)")
 
 
 class EventRecord(BaseModel):
@@ -133,7 +138,7 @@ class RunWriter:
                 path = root / f"{base}-{suffix}"
         else:
             raise FileExistsError(f"{root}: too many runs named {base}")
-        info = RunInfo(task=task, started=started, planner=planner, host=_host())
+        info = RunInfo(task=task, started=started, planner=planner, host=_host(), owner=RunOwner.current())
         _write_json(path / TASK_FILE, info.model_dump(mode="json"))
         return cls(path, info)
 
@@ -188,7 +193,7 @@ class RunWriter:
     def outcome(self, outcome: TaskOutcome) -> None:
         """Write how the task ended."""
         with self._lock:
-            _write_json(self.path / OUTCOME_FILE, outcome.model_dump(mode="json"))
+            write_outcome(self.path, outcome)
 
     def close(self) -> None:
         """Close the logs; later writes are ignored (a late event from a stopping tree is not an error)."""
@@ -328,6 +333,11 @@ def resolve_run(run: str, root: Path | None = None) -> Path:
             f"{run!r} matches {len(matches)} runs under {root}: {', '.join(m.name for m in matches)}"
         )
     raise FileNotFoundError(f"no run {run!r} (neither a run directory nor a run under {root})")
+
+
+def write_outcome(run: Path, outcome: TaskOutcome) -> None:
+    """Write ``outcome.json`` into the run directory ``run`` (atomically)."""
+    _write_json(run / OUTCOME_FILE, outcome.model_dump(mode="json"))
 
 
 def _host() -> dict[str, str]:

@@ -206,15 +206,19 @@ class SkillExecution:
 
     def cancel(self, reason: str = "cancelled") -> None:
         """Stop now: the arm holds where it is, the gripper keeps its grip; the result is ``preempted``."""
+        self.stop(FailureKind.PREEMPTED, reason)
+
+    def stop(self, kind: FailureKind, reason: str, why: str = "") -> None:
+        """Stop now with ``kind``: the arm holds where it is, the gripper keeps its grip (the safe stop)."""
         with self.backend.lock:
             if self.done:
                 return
             phase = self._ctx.phase if self._ctx is not None else ""
             self._abort(
                 SkillFailure(
-                    FailureKind.PREEMPTED,
+                    kind,
                     reason,
-                    detail=f"stopped during {phase}; holding position, gripper unchanged",
+                    detail=f"{why + ': ' if why else ''}stopped during {phase}; holding position, gripper unchanged",
                     evidence={"phase": phase, "joint_positions": _rounded(self.backend.reader.arm_q())},
                 )
             )

@@ -13,6 +13,14 @@ World state is published on ``world_state`` and answered by the
 ``get_world_state`` service. A fault file's ``server_crash`` takes a skill's
 server down mid-goal after N goals (the goal never completes and feedback
 stops, as when a process dies) and brings it back after ``restart_after_s``.
+
+Dead-man's rule (``goal_owners.py``): a goal whose client has left the ROS
+graph (its process died, so its DDS participant's lease of 1.5 s ran out, or
+it destroyed its action client) is stopped within 2 s of the client's death:
+the arm holds where it is, the gripper keeps its grip, and the goal is
+aborted with failure kind ``aborted``, reason ``client_gone``. Other clients
+of the same skill (a viewer, a second executive) do not keep it alive. Every
+goal's ending goes to ``goal_record`` as a JSON line when one is given.
 """
 
 from __future__ import annotations
@@ -21,13 +29,15 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 from rclpy.action.server import ActionServer, CancelResponse, GoalResponse, ServerGoalHandle
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 
 from bt_executive.sim.backend import SimBackend
+from bt_executive.sim.goal_owners import CHECK_PERIOD_S, GoalOwners
 from bt_executive.skills.call import SkillResult
 from bt_executive.skills.failures import FailureKind
 from bt_executive.skills.world_state_msg import to_msg
@@ -64,7 +74,13 @@ class SimSkillServers:
     """Every scripted skill of a SimBackend as a RunSkill action server on ``node``."""
 
     def __init__(
-        self, node: Node, backend: SimBackend, *, feedback_hz: float = FEEDBACK_HZ, idle_ticks: bool = True
+        self,
+        node: Node,
+        backend: SimBackend,
+        *,
+        feedback_hz: float = FEEDBACK_HZ,
+        idle_ticks: bool = True,
+        goal_record: Path | None = None,
     ) -> None:
         from bt_executive_interfaces.action import RunSkill
         from bt_executive_interfaces.msg import WorldState
@@ -79,6 +95,9 @@ class SimSkillServers:
         self._goals: dict[str, int] = {}
         self._group = ReentrantCallbackGroup()
         self._servers: dict[str, _Server] = {}
+        self._owners: dict[str, GoalOwners] = {}
+        self._record_lock = threading.Lock()
+        self._record_file: TextIO | None = goal_record.open("a", encoding="utf-8") if goal_record else None
         for name in backend.skill_names():
             self._servers[name] = self._serve(name)
         state_group = MutuallyExclusiveCallbackGroup()
@@ -99,7 +118,7 @@ class SimSkillServers:
         return tuple(self._servers)
 
     def _serve(self, name: str) -> _Server:
-        return ActionServer(
+        server: _Server = ActionServer(
             self._node,
             self._action_type,
             f"skills/{name}",
@@ -109,6 +128,8 @@ class SimSkillServers:
             callback_group=self._group,
             result_timeout=RESULT_TIMEOUT_S,
         )
+        self._owners[name] = GoalOwners(self._node, server, self._action_type, f"skills/{name}", self._group)
+        return server
 
     def _goal_callback_for(self, name: str) -> Callable[[Any], GoalResponse]:
         def decide(goal: Any) -> GoalResponse:
@@ -145,11 +166,20 @@ class SimSkillServers:
             return result_message(SkillResult.failed(FailureKind.INVALID_PARAMS, "bad_args_json", detail=str(err)))
         execution = self._backend.start_skill(name, args)
         crash_at = self._crash_tick(name)
+        goal_id = bytes(goal_handle.goal_id.uuid)
+        owners = self._owners[name]
         last_feedback = float("-inf")
+        next_owner_check = started + CHECK_PERIOD_S
         ticks = 0
         while True:
             if goal_handle.is_cancel_requested:
                 execution.cancel("cancel_requested")
+            elif time.monotonic() >= next_owner_check:
+                next_owner_check = time.monotonic() + CHECK_PERIOD_S
+                gone = owners.orphaned(goal_id, started)
+                if gone is not None:  # the dead-man's rule: no client, no motion
+                    execution.stop(FailureKind.ABORTED, "client_gone", f"the goal's client left the ROS graph ({gone})")
+                    self._node.get_logger().warning(f"skills/{name}: client gone, goal aborted, arm held: {gone}")
             running = execution.step()
             ticks += 1
             if crash_at is not None and ticks >= crash_at:
@@ -172,7 +202,29 @@ class SimSkillServers:
             goal_handle.canceled()
         else:
             goal_handle.abort()
+        self._record_goal(name, goal_id, owners.owner(goal_id), result)
+        owners.forget(goal_id)
         return result_message(result)
+
+    def _record_goal(self, name: str, goal_id: bytes, client: bytes | None, result: SkillResult) -> None:
+        """One JSON line per ended goal: what ended, why, and where the arm was left."""
+        if self._record_file is None:
+            return
+        line = {
+            "wall": time.time(),
+            "skill": name,
+            "goal_id": goal_id.hex(),
+            "client": client.hex() if client is not None else None,
+            "success": result.success,
+            "failure_kind": result.failure_kind.value if result.failure_kind is not None else None,
+            "reason": result.reason,
+            "detail": result.detail,
+            "arm_q": [round(float(q), 6) for q in self._backend.reader.arm_q()],
+            "arm_held": not result.success,
+        }
+        with self._record_lock:
+            self._record_file.write(json.dumps(line, sort_keys=True) + "\n")
+            self._record_file.flush()
 
     def _publish_feedback(self, goal_handle: _GoalHandle, progress: dict[str, Any]) -> None:
         feedback = self._action_type.Feedback()
@@ -194,6 +246,7 @@ class SimSkillServers:
         server = self._servers.pop(name)
         self._node.get_logger().warning(f"fault injection: skills/{name} server crashed mid-goal")
         server.destroy()
+        self._owners.pop(name).destroy()
         crash = self._backend.fault_config.server_crash if self._backend.fault_config is not None else None
         if crash is not None and crash.restart_after_s is not None:
             timer_box: list[Any] = []
@@ -223,8 +276,15 @@ class SimSkillServers:
         for server in self._servers.values():
             server.destroy()
         self._servers.clear()
+        for owners in self._owners.values():
+            owners.destroy()
+        self._owners.clear()
         for timer in (self._state_timer, self._idle_timer):
             if timer is not None:
                 timer.destroy()
         self._state_srv.destroy()
         self._state_pub.destroy()
+        with self._record_lock:
+            if self._record_file is not None:
+                self._record_file.close()
+                self._record_file = None

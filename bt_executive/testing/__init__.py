@@ -37,7 +37,7 @@ ROS processes started from tests stay on this machine
 and load ``config/fastdds_profile.xml`` (``FASTDDS_DEFAULT_PROFILES_FILE``,
 unless set): the test process from its first ``ros_context``, the fake server
 from its start. Its 0.5 s announcements make a new server discovered in
-~0.1-0.4 s rather than up to ~2.5 s; its 2 s lease makes a killed one vanish.
+~0.1-0.4 s rather than up to ~2.5 s; its 1.5 s lease makes a killed one vanish.
 """
 
 from __future__ import annotations

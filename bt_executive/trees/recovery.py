@@ -4,7 +4,9 @@
 (``retry(n)``, ``recover(name)``, ``replan``, ``abort``); a manifest's
 ``recovery`` block overrides it per kind for that skill. ``after_retries``
 says where a step goes once its retries or its recovery subtree are spent
-(``replan`` by default), and ``limits.max_replans`` bounds replans per task,
+(``replan`` by default; ``after_retries_by_kind`` overrides it for a kind, e.g.
+a skill server that stays gone ends the task ``aborted:server_unavailable``,
+since no new plan brings a server back), and ``limits.max_replans`` bounds replans per task,
 so every loop in a compiled tree ends.
 """
 
@@ -52,6 +54,7 @@ class RecoveryPolicy(BaseModel):
 
     defaults: dict[FailureKind, RecoveryStrategy] = Field(default_factory=dict)
     after_retries: RecoveryStrategy = RecoveryStrategy(kind=StrategyKind.REPLAN)
+    after_retries_by_kind: dict[FailureKind, RecoveryStrategy] = Field(default_factory=dict)
     limits: RecoveryLimits = RecoveryLimits()
     recoveries: dict[str, RecoverySubtree] = Field(default_factory=dict)
 
@@ -59,6 +62,9 @@ class RecoveryPolicy(BaseModel):
     def _escalation_is_final(self) -> Self:
         if self.after_retries.kind not in (StrategyKind.REPLAN, StrategyKind.ABORT):
             raise ValueError("after_retries must be replan or abort (a retry of a retry never ends)")
+        for kind, strategy in self.after_retries_by_kind.items():
+            if strategy.kind not in (StrategyKind.REPLAN, StrategyKind.ABORT):
+                raise ValueError(f"after_retries_by_kind.{kind.value} must be replan or abort")
         return self
 
     @model_validator(mode="after")
@@ -74,6 +80,10 @@ class RecoveryPolicy(BaseModel):
         if manifest is not None and kind in manifest.recovery:
             return manifest.recovery[kind]
         return self.defaults.get(kind, _REPLAN)
+
+    def escalation_for(self, kind: FailureKind) -> RecoveryStrategy:
+        """Where a step goes once its retries (or recovery) for ``kind`` are spent."""
+        return self.after_retries_by_kind.get(kind, self.after_retries)
 
     def check_against(self, registry: SkillRegistry, source: str = "recovery policy") -> None:
         """Refuse recovery subtrees that call unknown skills and manifests that name unknown recoveries."""

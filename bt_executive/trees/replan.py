@@ -121,7 +121,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
         kind = kind or FailureKind.UNKNOWN
         strategy = self.context.policy.strategy_for(kind, step.manifest)
         if step.escalated:
-            strategy = self.context.policy.after_retries
+            strategy = self.context.policy.escalation_for(kind)
         if strategy.kind is StrategyKind.ABORT:
             reason = failure.reason if failure is not None else ""
             self.context.finish(f"{FinalReason.ABORTED.value}:{kind.value}", f"step {step.number}: {reason}")

@@ -41,6 +41,8 @@ class FinalReason(StrEnum):
     PREEMPTED = "preempted"
     PLANNER_ERROR = "planner_error"
     PLANNER_REFUSED = "planner_refused"
+    LOST = "lost"
+    """The executive died mid-task; written into its run directory by the next executive on the same runs root."""
 
 
 class TaskEvent(BaseModel):

@@ -27,6 +27,15 @@ def test_a_manifest_override_wins_over_the_default(skill_registry: SkillRegistry
     assert chosen == ("retry(1)", "retry(2)")
 
 
+def test_a_server_that_stays_gone_ends_the_task_while_other_kinds_escalate_to_a_replan() -> None:
+    policy = load_recovery_policy()
+    escalations = (
+        str(policy.escalation_for(FailureKind.SERVER_UNAVAILABLE)),
+        str(policy.escalation_for(FailureKind.MISSED_GRASP)),
+    )
+    assert escalations == ("abort", "replan")
+
+
 def test_the_shipped_policy_only_calls_skills_that_exist(skill_registry: SkillRegistry) -> None:
     load_recovery_policy().check_against(skill_registry)
 
@@ -38,6 +47,7 @@ def test_the_shipped_policy_only_calls_skills_that_exist(skill_registry: SkillRe
         ("defaults: {melted: abort}\n", "defaults.melted.[key]", "Input should be"),
         ("defaults: {collision: recover(nap)}\n", "(root)", "no recovery named 'nap'"),
         ("after_retries: retry(1)\n", "(root)", "after_retries must be replan or abort"),
+        ("after_retries_by_kind: {timeout: retry(1)}\n", "(root)", "after_retries_by_kind.timeout must be replan"),
         ("limits: {max_replans: -1}\n", "limits.max_replans", "greater than or equal to 0"),
         ("recoveries: {home: {steps: []}}\n", "recoveries.home.steps", "at least 1 item"),
     ],

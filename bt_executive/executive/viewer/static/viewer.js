@@ -95,6 +95,7 @@ function show_snapshot(index) {
   viewer.index = index
   var record = snapshots[index]
   render_tree(record.tree)
+  if (index == snapshots.length - 1) show_outcome(viewer.run.outcome)
   document.getElementById('slider').value = index
   var events = document.getElementById('events')
   Array.prototype.forEach.call(events.children, function(item, i) {
@@ -104,6 +105,14 @@ function show_snapshot(index) {
   if (now && now.scrollIntoView) now.scrollIntoView({block: 'nearest'})
   text('position', 'snapshot ' + (index + 1) + '/' + snapshots.length + '  t=' + record.t.toFixed(2) + 's' +
        (record.event_index >= 0 ? '  event ' + record.event_index : ''))
+}
+
+// A run whose tree never ended (its executive died: final reason `lost`) still has an outcome to show.
+function show_outcome(outcome) {
+  var final = document.getElementById('final')
+  if (!outcome || final.textContent) return
+  final.textContent = 'Final: ' + outcome.final_reason + (outcome.detail ? ' (' + outcome.detail + ')' : '')
+  final.className = outcome.final_reason == 'done' ? 'done' : 'failed'
 }
 
 function toggle_play() {
@@ -137,6 +146,7 @@ function start_replay(run) {
     show_snapshot(run.snapshots.length - 1)  // open on how the run ended
   } else {
     text('position', 'this run has no snapshots')
+    show_outcome(run.outcome)
   }
   document.body.setAttribute('data-ready', 'replay')
 }
