@@ -202,6 +202,21 @@ def _singular(word: str) -> str:
     return word
 
 
+NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6}
+_COUNTED = re.compile(
+    r"^(?:(?:all|both|each|every one)\s+(?:of\s+)?)?(?:the\s+)?(?P<n>" + "|".join(NUMBERS) + r")\s+(?P<rest>.+)$"
+)
+
+
+def stated_count(phrase: str) -> int | None:
+    """How many objects a phrase says it names ("the three cubes": 3), if it says."""
+    text = " ".join(phrase.lower().split())
+    counted = _COUNTED.match(text)
+    if counted is not None:
+        return NUMBERS[counted.group("n")]
+    return 2 if text.startswith("both ") else None
+
+
 def expand_phrase(phrase: str) -> tuple[tuple[str, ...], bool]:
     """The phrases a possibly plural phrase stands for, and whether it is quantified ("all the cubes").
 
@@ -212,6 +227,10 @@ def expand_phrase(phrase: str) -> tuple[tuple[str, ...], bool]:
     lex = load_lexicon()
     text = " ".join(phrase.lower().split())
     quantified = False
+    counted = _COUNTED.match(text)
+    if counted is not None:  # "the three cubes": every match (the planner checks the count)
+        text = counted.group("rest")
+        quantified = True
     for quantifier in sorted(lex.quantifiers, key=len, reverse=True):
         if text == quantifier or text.startswith(quantifier + " "):
             text = text[len(quantifier) :].strip()

@@ -40,13 +40,20 @@ saying what was tried. An empty plan means the task is already done.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 
 from pydantic import JsonValue
 
 from bt_executive.llm.attempt_history import AttemptHistory, RetryState, call_key
-from bt_executive.llm.object_matching import AmbiguousObject, expand_phrase, resolve_all, resolve_object
+from bt_executive.llm.object_matching import (
+    AmbiguousObject,
+    expand_phrase,
+    resolve_all,
+    resolve_object,
+    stated_count,
+)
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind
 from bt_executive.llm.task_grammar import Intent, IntentAction, parse_task
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
@@ -96,6 +103,13 @@ class RetriesExhausted(PlannerError):
 
 def _atom(name: str, *args: str, negated: bool = False) -> Predicate:
     return Predicate(name=name, args=args, negated=negated)
+
+
+_HELD_PHRASE = re.compile(
+    r"\b(?:you are holding|you re holding|youre holding|you hold|you have|you are carrying|you carry|"
+    r"in your (?:hand|gripper)|in the gripper|that is held|being held|held one)\b"
+)
+"""Words that name the object in the gripper ("the cube you are holding")."""
 
 
 class StubPlanner:
@@ -176,6 +190,10 @@ class _PlanBuilder:
             if among is not None and referent not in among:
                 raise UnplannableStep(f"'it' in {intent.clause!r} refers to {referent}, which cannot be used there")
             return referent
+        held = self.held()
+        if held is not None and _HELD_PHRASE.search(phrase) and (among is None or held in among):
+            self.notes.append(f"{phrase!r} -> {held} (the one held)")
+            return held
         try:
             match = resolve_object(phrase, self.world, exclude=self.history.excluded, among=among)
         except AmbiguousObject as err:
@@ -184,13 +202,15 @@ class _PlanBuilder:
             if intent.action in _MOVES_HELD and held is not None and held in err.candidates:
                 self.notes.append(f"{phrase!r} -> {held} (the one held)")
                 return held
-            # "the red cube on the green one": 'one' is the kind of the object named before it.
-            before = self.world.object(self.antecedent) if self.antecedent else None
-            kind = before.category if before is not None else None
-            same = [c for c in err.candidates if (found := self.world.object(c)) and found.category == kind]
-            if "one" in phrase.split() and len(same) == 1:
-                self.notes.append(f"{phrase!r} -> {same[0]} ('one': a {kind}, as {self.antecedent})")
-                return same[0]
+            # "the red cube on the green one", "..., then the green one": 'one' is of the kind of the
+            # previous clause's object, else of the object named just before.
+            for before in (self.last_object, self.antecedent):
+                if "one" not in phrase.split() or before is None or (named := self.world.object(before)) is None:
+                    continue
+                same = [c for c in err.candidates if (o := self.world.object(c)) and o.category == named.category]
+                if len(same) == 1:
+                    self.notes.append(f"{phrase!r} -> {same[0]} ('one': a {named.category}, as {before})")
+                    return same[0]
             raise
         object_id = match.ids[0]
         self.antecedent = object_id
@@ -364,6 +384,8 @@ class _PlanBuilder:
             return [intent]
         phrases, quantified = expand_phrase(intent.object)
         if not quantified and len(phrases) == 1:
+            if intent.tower:
+                raise UnplannableStep(f"{intent.clause!r}: a tower needs two objects or more")
             return [intent]
         ids: list[str] = []
         for phrase in phrases:
@@ -373,6 +395,13 @@ class _PlanBuilder:
                 ids.extend(i for i in found if i != target and i not in ids)
             else:
                 ids.append(self.resolve(phrase, intent))
+        count = stated_count(intent.object)
+        if count is not None and count != len(ids):
+            raise PlannerRefused(
+                f"{intent.object!r} names {count}, but {len(ids)} match: say which",
+                RefusalKind.AMBIGUOUS,
+                candidates=tuple(ids),
+            )
         if intent.action is IntentAction.PICK and len(ids) > 1:
             raise NotAfforded(
                 f"{intent.clause!r} names {', '.join(ids)}, but the gripper holds one object at a time; "
@@ -382,10 +411,20 @@ class _PlanBuilder:
             f"{intent.object!r} -> {', '.join(ids)}" + (" (every match, in id order)" if quantified else "")
         )
         if intent.action is IntentAction.STACK:
-            # "stack all the cubes on the plate": a tower, each one on the one before.
-            bases = [intent.target, *ids[:-1]]
-            self.notes.append(f"stacked as a tower: {' on '.join(reversed(ids))} on {intent.target}")
-            return [intent.model_copy(update={"object": i, "target": b}) for i, b in zip(ids, bases, strict=True)]
+            # "stack all the cubes on the plate": a tower, each one on the one before; "build a tower of
+            # the cubes": the first one is the base.
+            if intent.tower:
+                if len(ids) < 2:
+                    raise UnplannableStep(f"{intent.clause!r}: a tower needs two objects or more, found {ids}")
+                base, ids = ids[0], ids[1:]
+            else:
+                base = intent.target or ""
+            bases = [base, *ids[:-1]]
+            self.notes.append(f"stacked as a tower: {' on '.join(reversed(ids))} on {base}")
+            return [
+                intent.model_copy(update={"object": i, "target": b, "tower": False})
+                for i, b in zip(ids, bases, strict=True)
+            ]
         return [intent.model_copy(update={"object": i}) for i in ids]
 
     def add_one(self, intent: Intent) -> None:

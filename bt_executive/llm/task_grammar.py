@@ -24,6 +24,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bt_executive.llm.lexicon import Lexicon, load_lexicon
+from bt_executive.llm.object_matching import expand_phrase
 from bt_executive.llm.plan import PlannerError
 
 GRAMMAR: tuple[str, ...] = (
@@ -75,6 +76,7 @@ class Intent(BaseModel):
     target: str | None = None
     relation: Literal["on", "in"] | None = None
     direction: Direction | None = None
+    tower: bool = Field(default=False, description="stack the objects on each other (no target named)")
 
 
 class TaskNotUnderstood(PlannerError):
@@ -157,7 +159,8 @@ class _Compiled:
         # "put the red cube in the bowl and the blue cube on the plate": the verb serves both halves.
         self.gapped = re.compile(
             r"^(?P<v>" + "|".join(re.escape(p) for p in self.verbs) + r")\s+(?P<a>.+?\s+" + _ON + r"\s+.+?)"
-            r"\s+and\s+(?P<b>(?:the|a|an)\s+.+?\s+(?:on top of|onto|on|into|inside|in|upon)\s+.+)$"
+            r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+            r"(?P<b>(?:the|a|an)\s+.+?\s+(?:on top of|onto|on|into|inside|in|upon)\s+.+)$"
         )
         self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")\s+)+")
         self.suffix = re.compile(r"(?:[\s,]+(?:" + "|".join(_alternatives(lex.filler_suffixes)) + r"))+$")
@@ -234,6 +237,10 @@ def parse_clause(clause: str) -> Intent | None:
         match = pattern.match(clause)
         if match is not None:
             return _intent(action, clause, match.groupdict())
+    if (stated := _goal_statement(clause)) is not None:
+        return stated
+    if (tower := _tower(clause)) is not None:
+        return tower
     verb = grammar.verb_re.match(clause)
     if verb is None:
         return None
@@ -257,6 +264,51 @@ def parse_clause(clause: str) -> Intent | None:
     return None
 
 
+# "build a tower of the cubes", "stack the cubes on top of each other", "pile the blocks up".
+_TOWER = re.compile(
+    r"^(?:(?:build|make|form|create)\s+(?:a\s+)?(?:tower|stack|pile)\s+(?:of|with|from|out of|using)\s+"
+    r"(?P<x>.+?)|(?:stack|pile)\s+(?:up\s+)?(?P<y>.+?)(?:\s+up)?(?:\s+(?:on top of each other|on each other|"
+    r"into a (?:tower|stack|pile)))?)$"
+)
+
+
+def _tower(clause: str) -> Intent | None:
+    """A tower of the objects named, when the clause asks for one and names no base."""
+    match = _TOWER.match(clause)
+    if match is None:
+        return None
+    stacked = match.group("y")
+    if stacked is not None and re.search(r"\s(?:on|onto|upon|atop|in|into)\s", f" {stacked} "):
+        return None  # "pile the cubes up on the plate": a base is named, the stack form reads it
+    phrase = object_phrase(match.group("x") or stacked)
+    if phrase is None:
+        return None
+    phrases, quantified = expand_phrase(phrase)
+    if not quantified and len(phrases) < 2:
+        return None  # "stack the red cube": one object, and no base to stack it on
+    return Intent(action=IntentAction.STACK, clause=clause, object=phrase, tower=True)
+
+
+# "the red cube should be in the bowl", "make sure the drawer is open": the goal stated, not the action.
+_GOAL_STATEMENT = re.compile(
+    r"^(?:(?:make sure|ensure|see to it|check)\s+(?:that\s+)?)?(?P<x>.+?)\s+"
+    r"(?:is|are|should be|must be|needs to be|need to be|has to be|have to be|ends up|end up|to be)\s+"
+    rf"(?:(?P<state>open|opened|closed|shut)|{_ON}\s+(?P<y>.+))$"
+)
+
+
+def _goal_statement(clause: str) -> Intent | None:
+    """The intent a stated goal asks for (open, close, or put), or None when the clause is not one."""
+    match = _GOAL_STATEMENT.match(clause)
+    if match is None or _compiled().unsupported.search(clause):
+        return None
+    state = match.group("state")
+    if state is not None:
+        action = IntentAction.OPEN if state.startswith("open") else IntentAction.CLOSE
+        return Intent(action=action, clause=clause, object=object_phrase(match.group("x")))
+    return _intent(IntentAction.PUT, clause, match.groupdict())
+
+
 _INTO_IT = re.compile(r"^(?P<x>.+?)\s+(?P<rel>inside|in there|in it|on top|on there|on it)$")
 _DOWN = re.compile(r"^(?P<x>.+?)(?:\s+down)?$")
 
@@ -274,8 +326,15 @@ def _put_down_or_into_it(verb: str, rest: str, clause: str) -> Intent | None:
     return None
 
 
+_TOO = re.compile(r"^(?P<head>.+?)\s+and\s+(?P<z>(?:the|a|an)\s+[^,]+?)\s+(?:too|as well|also)$")
+
+
 def _ungap(clause: str) -> list[str]:
-    """ "put X on Y and Z in W" as two clauses, each with the verb; other clauses unchanged."""
+    """ "put X on Y and Z in W" as two clauses, each with the verb; "put X in Y and Z too" as the clause
+    and the bare "Z" (which repeats it); other clauses unchanged."""
+    too = _TOO.match(clause)
+    if too is not None:
+        return [*_ungap(too.group("head")), too.group("z")]
     match = _compiled().gapped.match(clause)
     if match is None:
         return [clause]
@@ -291,7 +350,7 @@ def parse_task(task: str) -> tuple[Intent, ...]:
         raise TaskNotUnderstood(task, task)
     intents: list[Intent] = []
     for clause in (part for whole in clauses for part in _ungap(whole)):
-        intent = parse_clause(clause)
+        intent = parse_clause(clause) or _elided(clause, intents[-1] if intents else None)
         if intent is None:
             raise TaskNotUnderstood(task, clause)
         if intents and (merged := merge_pick(intents[-1], intent)) is not None:
@@ -299,6 +358,18 @@ def parse_task(task: str) -> tuple[Intent, ...]:
         else:
             intents.append(intent)
     return tuple(intents)
+
+
+_ELIDED = re.compile(r"^(?P<x>(?:the|a|an)\s+.+?)(?:\s+(?:too|as well|also))?$")
+
+
+def _elided(clause: str, previous: Intent | None) -> Intent | None:
+    """ "put the red cube in the bowl, then the green one": a bare object phrase repeats the previous
+    clause's action on it (same destination, same direction)."""
+    match = _ELIDED.match(clause)
+    if match is None or previous is None or previous.object is None or previous.action is IntentAction.HOME:
+        return None
+    return previous.model_copy(update={"object": object_phrase(match.group("x")), "clause": clause})
 
 
 _NEEDS_GRASP = (IntentAction.PUT, IntentAction.POUR, IntentAction.STACK)

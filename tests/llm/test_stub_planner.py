@@ -503,3 +503,34 @@ def test_in_the_sim_a_pick_that_always_misses_goes_home_once_then_gives_up(
     ]
     assert [a.result.failure_kind for a in attempts] == [FailureKind.MISSED_GRASP, None, FailureKind.MISSED_GRASP]
     assert reason.startswith("planner_error: giving up: pick(red_cube) failed 2 time(s)")
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "stack the cubes",
+        "build a tower of the three cubes",
+        "stack the cubes on top of each other",
+        "pile up the cubes",
+    ],
+)
+def test_a_tower_with_no_base_named_stacks_each_cube_on_the_one_before(
+    planner: StubPlanner, world: WorldState, task: str
+) -> None:
+    assert labels(planner.plan(task, world)) == ["stack(green_cube, blue_cube)", "stack(red_cube, green_cube)"]
+
+
+def test_a_tower_of_one_object_is_a_planner_error_not_a_guess(planner: StubPlanner, world: WorldState) -> None:
+    with pytest.raises(UnplannableStep, match="two objects or more"):
+        planner.plan("stack all the red cubes", world)
+
+
+def test_a_count_that_differs_from_the_matches_is_refused_with_them(planner: StubPlanner, world: WorldState) -> None:
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("put the two cubes on the plate", world)
+    assert refused.value.candidates == ("blue_cube", "green_cube", "red_cube")
+
+
+def test_a_stated_goal_is_planned_as_the_action_that_makes_it_hold(planner: StubPlanner, world: WorldState) -> None:
+    plans = [planner.plan(t, world) for t in ("the red cube should be in the bowl", "make sure the drawer is open")]
+    assert [labels(p) for p in plans] == [["pick(red_cube)", "place_on(bowl)"], ["open_drawer(drawer)"]]
