@@ -202,7 +202,11 @@ class ExecutiveNode:
             if active is None or active.done.is_set():
                 return
             tick_started = time.monotonic()
-            active.tree.tick_once()
+            try:
+                active.tree.tick_once()
+            except Exception as err:  # a bug in one task's tree ends that task, not the executive
+                _log.exception("task %r: a tick raised", active.tree.context.task)
+                active.tree.fail(f"a tick raised {type(err).__name__}: {err}")
             if active.recorder.after_tick() is not None:
                 self._publish(active.recorder)
             if active.tree.final_reason is not None:
@@ -227,6 +231,7 @@ class ExecutiveNode:
         active.recorder.finish()
         self._publish(active.recorder)
         outcome = active.tree.outcome()
+        active.tree.release()  # leaves' goals, blackboard clients and keys: nothing outlives the task
         active.done.set()
         if self._active is active:
             self._active = None
