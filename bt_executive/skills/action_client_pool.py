@@ -33,7 +33,9 @@ waitables (as ``RosHarness`` does) needs no call at all.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 import weakref
 from collections.abc import Iterable
 from typing import Any
@@ -44,6 +46,8 @@ from rclpy.task import Future
 
 _pools: weakref.WeakKeyDictionary[Node, dict[tuple[Any, str], SharedActionClient]] = weakref.WeakKeyDictionary()
 _pools_lock = threading.Lock()
+STALE_REQUEST_S = 30.0
+"""A request unanswered this long never will be: a live server answers goal, cancel and result requests in ms."""
 
 
 class SharedActionClient(ActionClient[Any, Any, Any]):
@@ -57,6 +61,8 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
 
     def __init__(self, node: Node, action_type: Any, action_name: str) -> None:
         self._lock = threading.Lock()
+        self._sent_at: dict[int, float] = {}
+        """``id(future)`` of each request sent -> when (``time.monotonic()``), for ``prune_stale``."""
         super().__init__(node, action_type, action_name)
 
     @property
@@ -68,10 +74,27 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
         if "_first_lock" not in self.__dict__:
             self._first_lock = lock
 
+    stale_after_s: float = STALE_REQUEST_S
+    """A request unanswered this long is dropped (a server that died never answers; rclpy keeps it forever)."""
+
     def send_goal_async(self, goal: Any, feedback_callback: Any = None, goal_uuid: Any = None) -> Future[Any]:
         """rclpy's ``send_goal_async``, without the orphan future it leaves in the waitable's list per goal."""
         future = super().send_goal_async(goal, feedback_callback=feedback_callback, goal_uuid=goal_uuid)
+        self._sent_at[id(future)] = time.monotonic()
         self._drop_orphan_futures()
+        self.prune_stale()
+        return future
+
+    def _cancel_goal_async(self, goal_handle: Any) -> Future[Any]:
+        """rclpy's cancel request (``ClientGoalHandle.cancel_goal_async`` calls it), with its send time noted."""
+        future = super()._cancel_goal_async(goal_handle)
+        self._sent_at[id(future)] = time.monotonic()
+        return future
+
+    def _get_result_async(self, goal_handle: Any) -> Future[Any]:
+        """rclpy's result request, with its send time noted."""
+        future = super()._get_result_async(goal_handle)
+        self._sent_at[id(future)] = time.monotonic()
         return future
 
     def _drop_orphan_futures(self) -> None:
@@ -81,34 +104,59 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
         callback), and it is done by then: so one that is neither pending nor done is an orphan.
         """
         with self._lock:
-            pending = {
-                id(f)
-                for requests in (
-                    self._pending_goal_requests,
-                    self._pending_cancel_requests,
-                    self._pending_result_requests,
-                )
-                for f in requests.values()
-            }
-            orphans = [f for f in self._futures if id(f) not in pending and not f.done()]
+            pending = {id(f) for f in self._pending_futures()}
+            orphans = [f for f in list(self._futures) if id(f) not in pending and not f.done()]
             for orphan in orphans:
-                self._futures.remove(orphan)
+                with contextlib.suppress(ValueError):  # gone already
+                    self._futures.remove(orphan)
 
-    def release(self, goal_keys: Iterable[bytes], result_futures: Iterable[Future[Any]] = ()) -> None:
-        """Forget what one finished leaf run left here: feedback callbacks, unanswered result requests, handles.
+    def _pending_futures(self) -> list[Future[Any]]:
+        return [
+            f
+            for requests in (self._pending_goal_requests, self._pending_cancel_requests, self._pending_result_requests)
+            for f in list(requests.values())
+        ]
+
+    def release(self, goal_keys: Iterable[bytes], abandoned: Iterable[Future[Any]] = ()) -> None:
+        """Forget what one finished leaf run left here: feedback callbacks, goal handles, abandoned requests.
 
         ``goal_keys`` are the run's goal ids (``bytes(uuid)``): every request it sent, adopted or
-        not. A goal request still unanswered stays pending (its answer, if it comes, must still
-        cancel an accepted goal); result requests that have not completed are dropped: the leaf
-        no longer reads them, and a dead server would never answer them.
+        not. Requests still unanswered stay pending while the server may answer them (a goal
+        accepted late must still be cancelled; a result after a cancel arrives in milliseconds and
+        rclpy then forgets it on its own). ``abandoned`` are requests the caller knows will never
+        be answered (its server is gone): they go now. Whatever a dead server left pending
+        goes once it is ``stale_after_s`` old (``prune_stale``).
         """
-        for future in result_futures:
-            if not future.done():
-                self._remove_pending_result_request(future)
+        for future in abandoned:
+            self._forget_request(future)
         with self._lock:
             for key in goal_keys:
                 self._feedback_callbacks.pop(key, None)
                 self._goal_handles.pop(key, None)
+            for key, ref in list(self._goal_handles.items()):
+                if ref() is None:  # a handle nobody holds whose goal never reported an ending
+                    self._goal_handles.pop(key, None)
+        self.prune_stale()
+
+    def prune_stale(self, now: float | None = None) -> int:
+        """Drop requests unanswered for ``stale_after_s`` (their server died); how many."""
+        now = time.monotonic() if now is None else now
+        stale = [f for f in self._pending_futures() if now - self._sent_at.get(id(f), now) >= self.stale_after_s]
+        for future in stale:
+            self._forget_request(future)
+        live = {id(f) for f in self._pending_futures()}
+        for key in [k for k in list(self._sent_at) if k not in live]:
+            self._sent_at.pop(key, None)
+        return len(stale)
+
+    def _forget_request(self, future: Future[Any]) -> None:
+        """Remove one request's future from rclpy's maps and the waitable's future list, if still there."""
+        if future.done():
+            return  # its own done callback removes it
+        self._remove_pending_goal_request(future)
+        self._remove_pending_cancel_request(future)
+        self._remove_pending_result_request(future)
+        self._sent_at.pop(id(future), None)
 
     def holds(self) -> dict[str, int]:
         """How much per-goal state the client holds now (what must stay flat over many tasks)."""
@@ -117,8 +165,10 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
                 "feedback_callbacks": len(self._feedback_callbacks),
                 "goal_handles": len(self._goal_handles),
                 "pending_goal_requests": len(self._pending_goal_requests),
+                "goal_ids_by_request": len(self._goal_sequence_number_to_goal_id),
                 "pending_cancel_requests": len(self._pending_cancel_requests),
                 "pending_result_requests": len(self._pending_result_requests),
+                "goal_ids_by_result_request": len(self._result_sequence_number_to_goal_id),
                 "futures": len(self._futures),
             }
 

@@ -97,7 +97,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -112,7 +112,7 @@ from rclpy.task import Future
 from unique_identifier_msgs.msg import UUID
 
 from bt_executive.resources import config_dir
-from bt_executive.skills.action_client_pool import shared_action_client
+from bt_executive.skills.action_client_pool import clients_of, shared_action_client
 from bt_executive.skills.call import SkillCall, SkillResult
 from bt_executive.skills.call import SkillFeedback as SkillFeedback  # re-exported: it lived here first
 from bt_executive.skills.failures import FailureKind
@@ -192,6 +192,18 @@ class _Attempt:
     @property
     def key(self) -> bytes:
         return bytes(self.goal_id.uuid)
+
+
+def open_action_clients(node: Node, manifests: Iterable[SkillManifest]) -> int:
+    """Make the node's shared client of every ros_action manifest now; how many clients the node has.
+
+    An executive that does this at start has its wait set and DDS endpoints at their final
+    size before the first task, and its servers discovered before the first goal.
+    """
+    for manifest in manifests:
+        if manifest.kind is SkillKind.ROS_ACTION and manifest.ros is not None:
+            shared_action_client(node, import_action_type(manifest.ros.action_type), manifest.ros.action_name)
+    return len(clients_of(node))
 
 
 def parse_failure_kind(text: str) -> FailureKind | None:
@@ -612,10 +624,16 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
         self._release()
 
     def _release(self) -> None:
-        """The run ended: forget its goals in the shared client, so nothing there keeps this leaf alive."""
+        """The run ended: forget its goals in the shared client, so nothing there keeps this leaf alive.
+
+        A server that is gone never answers the result requests: those go now. Otherwise they stay
+        until answered (a cancelled goal's result comes in milliseconds), so that no late answer
+        arrives unexpected; the client drops any request left unanswered for long.
+        """
+        server_gone = self.result is not None and self.result.failure_kind is FailureKind.SERVER_UNAVAILABLE
         release = getattr(self._client, "release", None)  # a test may script the client
         if release is not None:
-            release(self._goal_keys, self._result_futures)
+            release(self._goal_keys, self._result_futures if server_gone else ())
         with self._lock:
             self._adopted = None
             self._pending_feedback = None
