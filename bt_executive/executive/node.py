@@ -57,6 +57,7 @@ from bt_executive.executive.tree_topic import TREE_TOPIC, tree_qos
 from bt_executive.executive.world_cache import WorldStateCache
 from bt_executive.llm.plan import Planner
 from bt_executive.resources import default_skill_dirs
+from bt_executive.skills.action_skill import open_action_clients
 from bt_executive.skills.call import AttemptRecord
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.manifest import SkillManifest
@@ -144,6 +145,9 @@ class ExecutiveNode:
             vla_endpoint=params.vla_endpoint or None,
             wake=self._tick_now.trigger,
         )
+        # One action client per skill action, all made now: the wait set and the DDS endpoints have
+        # their final size before the first task, and no task makes (or leaves behind) a client.
+        open_action_clients(self.node, self.registry)
         # Transient-local: a viewer started mid-task gets the current tree at once.
         self._tree_pub = self.node.create_publisher(String, TREE_TOPIC, tree_qos())
         self._server = ActionServer(
