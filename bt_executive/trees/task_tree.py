@@ -20,6 +20,7 @@ the planner worker), so an executive that runs for days does not grow.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +40,8 @@ from bt_executive.trees.recovery import RecoveryPolicy, load_recovery_policy
 from bt_executive.trees.replan import PlanningNode
 from bt_executive.trees.task_context import FinalReason, TaskContext, TaskEvent
 from bt_executive.trees.tree_release import release_subtree
+
+_log = logging.getLogger(__name__)
 
 
 class TaskOutcome(BaseModel):
@@ -155,7 +158,10 @@ class TaskTree:
         self._pending.clear()
         self._ended_at = time.monotonic()
         self._executor.shutdown(wait=False, cancel_futures=True)
-        self.root.stop(Status.INVALID)
+        try:
+            self.root.stop(Status.INVALID)
+        except Exception:  # the tree that raised may raise again while halting: release() still frees it
+            _log.exception("task %r: halting the tree after a failed tick", self.context.task)
 
     def shutdown(self) -> None:
         """Cancel if still running, and let go of the planner worker."""

@@ -33,7 +33,18 @@ def release_subtree(root: py_trees.behaviour.Behaviour) -> int:
         except Exception:  # one behaviour's cleanup must not leave the others registered
             _log.exception("releasing %s", behaviour.name)
         for client in behaviour.blackboards:
-            with contextlib.suppress(KeyError):  # already unregistered (e.g. a blackboard cleared by a test)
-                client.unregister(clear=True)
+            unregister_client(client)
         behaviour.blackboards = []
     return count
+
+
+def unregister_client(client: py_trees.blackboard.Client) -> None:
+    """Unregister ``client`` and each of its keys (clearing keys no other client uses), whatever is gone already.
+
+    py_trees' own ``unregister`` stops at the first key whose metadata is gone (a blackboard
+    cleared by someone else) and leaves the client and its other keys registered.
+    """
+    for key in [*client.read, *client.write, *client.exclusive]:
+        with contextlib.suppress(KeyError):
+            client.unregister_key(key, clear=True, update_namespace_cache=False)
+    py_trees.blackboard.Blackboard.clients.pop(client.id(), None)
