@@ -318,6 +318,8 @@ class VlaSkill(py_trees.behaviour.Behaviour):
         """
         self.shutdown()
         ended = self.join(timeout_s)
+        if self._run is not None:
+            self._publish(self._run)  # the ending shutdown recorded, on the leaf as after a halt
         if not ended:
             _log.warning("%s: the VLA worker did not stop within %g s; left to end on its own", self.name, timeout_s)
         self._worker = None
