@@ -91,6 +91,8 @@ class TaskSample:
     fds: int
     record: dict[str, Any] = field(default_factory=dict)
     """The executive's diagnostics record for this task (empty if none arrived)."""
+    detail: str = ""
+    """The result's detail (why a task was refused or failed)."""
 
 
 @dataclass
@@ -247,32 +249,32 @@ def run_soak(
                         kinds = [kind]
                     all_records = records.wait_for(len(samples) + len(ended))
                     rss, threads, fds = _proc_counts(pid)
-                    for (name, reason, hung), what in zip(ended, kinds, strict=True):
+                    for (name, reason, hung, detail), what in zip(ended, kinds, strict=True):
                         position = len(samples)
                         record = all_records[position] if position < len(all_records) else {}
-                        sample = TaskSample(position, name, what, reason, hung, rss, threads, fds, record)
+                        sample = TaskSample(position, name, what, reason, hung, rss, threads, fds, record, detail)
                         samples.append(sample)
                         if progress is not None:
                             progress(sample)
     return SoakReport(samples, round(time.monotonic() - started, 1))
 
 
-def _one_task(client: Any, task: str, timeout_s: float) -> tuple[str, str, bool]:
-    """Run one task to its end: (task, final reason, hung)."""
+def _one_task(client: Any, task: str, timeout_s: float) -> tuple[str, str, bool, str]:
+    """Run one task to its end: (task, final reason, hung, detail)."""
     try:
         result = client.run(task, timeout_s=timeout_s)
     except TimeoutError:
         client.cancel()
-        return task, "hung", True
-    return task, result.final_reason, False
+        return task, "hung", True, ""
+    return task, result.final_reason, False, result.detail
 
 
 def _preempted_pair(
     first: Any, second: Any, task: str, next_task: str, timeout_s: float
-) -> list[tuple[str, str, bool]]:
+) -> list[tuple[str, str, bool, str]]:
     """Start ``task``; once a skill of it runs, send ``next_task`` as a new goal (which preempts it)."""
     skill_running = threading.Event()
-    outcome: list[tuple[str, str, bool]] = []
+    outcome: list[tuple[str, str, bool, str]] = []
 
     def on_feedback(feedback: Any) -> None:
         if feedback.skill and feedback.tree_status == "RUNNING":
@@ -281,10 +283,10 @@ def _preempted_pair(
     def run_first() -> None:
         try:
             result = first.run(task, on_feedback=on_feedback, timeout_s=timeout_s)
-            outcome.append((task, result.final_reason, False))
+            outcome.append((task, result.final_reason, False, result.detail))
         except TimeoutError:
             first.cancel()
-            outcome.append((task, "hung", True))
+            outcome.append((task, "hung", True, ""))
 
     worker = threading.Thread(target=run_first, name="soak-preempted", daemon=True)
     worker.start()
@@ -295,7 +297,7 @@ def _preempted_pair(
     second_result = _one_task(second, next_task, timeout_s)
     worker.join(timeout_s)
     if not outcome:
-        outcome.append((task, "hung", True))
+        outcome.append((task, "hung", True, ""))
     return [outcome[0], second_result]
 
 
@@ -362,7 +364,8 @@ def main() -> None:
         print(
             f"  {sample.index + 1:4d} {sample.task[:32]:32s} {sample.final_reason:24s} "
             f"rss {sample.rss_kb / 1024:6.1f} MB "
-            f"threads {sample.threads:3d} fds {sample.fds:4d} waitables {waitables}",
+            f"threads {sample.threads:3d} fds {sample.fds:4d} waitables {waitables}"
+            + (f"  ({sample.detail[:100]})" if sample.detail and sample.final_reason != "done" else ""),
             flush=True,
         )
 

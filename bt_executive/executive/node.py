@@ -58,6 +58,7 @@ from bt_executive.executive.tree_topic import TREE_TOPIC, tree_qos
 from bt_executive.executive.world_cache import WorldStateCache
 from bt_executive.llm.plan import Planner
 from bt_executive.resources import default_skill_dirs
+from bt_executive.skills.action_skill import open_action_clients
 from bt_executive.skills.call import AttemptRecord
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.manifest import SkillManifest
@@ -146,6 +147,9 @@ class ExecutiveNode:
             vla_endpoint=params.vla_endpoint or None,
             wake=self._tick_now.trigger,
         )
+        # One action client per skill action, all made now: the wait set and the DDS endpoints have
+        # their final size before the first task, and no task makes (or leaves behind) a client.
+        open_action_clients(self.node, self.registry)
         # Transient-local: a viewer started mid-task gets the current tree at once.
         self._tree_pub = self.node.create_publisher(String, TREE_TOPIC, tree_qos())
         self._server = ActionServer(
@@ -204,7 +208,11 @@ class ExecutiveNode:
             if active is None or active.done.is_set():
                 return
             tick_started = time.monotonic()
-            active.tree.tick_once()
+            try:
+                active.tree.tick_once()
+            except Exception as err:  # a bug in one task's tree ends that task, not the executive
+                _log.exception("task %r: a tick raised", active.tree.context.task)
+                active.tree.fail(f"a tick raised {type(err).__name__}: {err}")
             if active.recorder.after_tick() is not None:
                 self._publish(active.recorder)
             if active.tree.final_reason is not None:
@@ -229,6 +237,7 @@ class ExecutiveNode:
         active.recorder.finish()
         self._publish(active.recorder)
         outcome = active.tree.outcome()
+        active.tree.release()  # leaves' goals, blackboard clients and keys: nothing outlives the task
         active.done.set()
         if self._active is active:
             self._active = None

@@ -76,12 +76,16 @@ executor's threads; ``initialise``/``update``/``terminate`` run on the tick
 thread. The tick thread owns every field except the few the feedback callback
 writes (latest feedback, heartbeat time), which sit behind ``self._lock``;
 futures are polled with ``done()``, never waited on. The caller owns the node
-and the executor that spins it; the leaf creates its action client at
-construction, which is safe even while the executor spins (the rclpy#1589
-race, an ``ActionClient`` joining the wait set before its lock exists, is
-closed by ``_ActionClient``). ``shutdown()`` (py_trees' tree shutdown) only
-cancels; ``destroy()`` frees the client, and only once the executor has
-stopped: destroying it under a spinning executor can end the executor thread.
+and the executor that spins it.
+
+One client per action per node: leaves do not make action clients, they take
+the node's shared one (``action_client_pool``), made on first use (safe even
+while the executor spins), so thousands of tasks leave the node's wait set and
+DDS endpoints as they were. Every run ends by releasing what it left in the
+shared client (feedback callbacks, unanswered result requests, goal handles of
+its goal ids), whichever way it ended: result, failure, timeout, preemption.
+``shutdown()`` (py_trees' tree shutdown) only cancels; the shared clients are
+freed with their node (``action_client_pool.destroy_clients``).
 """
 
 from __future__ import annotations
@@ -93,7 +97,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -102,12 +106,13 @@ from typing import Any
 import py_trees
 from action_msgs.msg import GoalStatus
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
-from rclpy.action.client import ActionClient, ClientGoalHandle
+from rclpy.action.client import ClientGoalHandle
 from rclpy.node import Node
 from rclpy.task import Future
 from unique_identifier_msgs.msg import UUID
 
 from bt_executive.resources import config_dir
+from bt_executive.skills.action_client_pool import clients_of, shared_action_client
 from bt_executive.skills.call import SkillCall, SkillResult
 from bt_executive.skills.call import SkillFeedback as SkillFeedback  # re-exported: it lived here first
 from bt_executive.skills.failures import FailureKind
@@ -189,27 +194,16 @@ class _Attempt:
         return bytes(self.goal_id.uuid)
 
 
-class _ActionClient(ActionClient[Any, Any, Any]):
-    """An ActionClient that may be created while an executor spins the node.
+def open_action_clients(node: Node, manifests: Iterable[SkillManifest]) -> int:
+    """Make the node's shared client of every ros_action manifest now; how many clients the node has.
 
-    rclpy's ActionClient joins the node's wait set before it creates ``_lock``, so an executor
-    spinning in another thread can call into it and die on the missing attribute (rclpy#1589).
-    Here the lock exists first, and the one the base class creates later is ignored, so the
-    executor and the caller never hold different locks.
+    An executive that does this at start has its wait set and DDS endpoints at their final
+    size before the first task, and its servers discovered before the first goal.
     """
-
-    def __init__(self, node: Node, action_type: Any, action_name: str) -> None:
-        self._lock = threading.Lock()
-        super().__init__(node, action_type, action_name)
-
-    @property
-    def _lock(self) -> threading.Lock:
-        return self._first_lock
-
-    @_lock.setter
-    def _lock(self, lock: threading.Lock) -> None:
-        if "_first_lock" not in self.__dict__:
-            self._first_lock = lock
+    for manifest in manifests:
+        if manifest.kind is SkillKind.ROS_ACTION and manifest.ros is not None:
+            shared_action_client(node, import_action_type(manifest.ros.action_type), manifest.ros.action_name)
+    return len(clients_of(node))
 
 
 def parse_failure_kind(text: str) -> FailureKind | None:
@@ -323,7 +317,7 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
         self.timeout_s = self.options.timeout_s or manifest.timeout_s
         self._binding = manifest.ros
         self._action_type = import_action_type(manifest.ros.action_type)
-        self._client = _ActionClient(node, self._action_type, manifest.ros.action_name)
+        self._client = shared_action_client(node, self._action_type, manifest.ros.action_name)
 
         self.entries = LeafEntries(self, self.options.blackboard_prefix, key or manifest.name)
 
@@ -346,6 +340,8 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
         self._attempts: list[_Attempt] = []
         self._handle: _GoalHandle | None = None
         self._result_futures: list[Future[Any]] = []
+        self._goal_keys: list[bytes] = []
+        """Every goal id this run sent: what the run releases in the shared client when it ends."""
         self._terminal_seen_at: float | None = None
         self._next_liveness_check = 0.0
 
@@ -366,6 +362,7 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
         self._attempts = []
         self._handle = None
         self._result_futures = []
+        self._goal_keys = []
         self._terminal_seen_at = None
         self._started = now
         self._deadline = now + self.timeout_s
@@ -419,15 +416,12 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
             self._finish(FailureKind.PREEMPTED, "shutdown", time.monotonic(), detail="the tree shut down")
 
     def destroy(self) -> None:
-        """Destroy the action client. Only once the executor has stopped spinning the node.
+        """Let go of this leaf's goals in the shared client; the client itself stays with the node.
 
-        rclpy's executor may be using the client in its wait set at that very moment, and a
-        destroyed handle there ends the executor thread ("cannot use Destroyable because
-        destruction was requested"). A node's owner that destroys ``node.waitables`` after
-        stopping its executor (as ``RosHarness`` does) needs no call to this at all.
+        The node's clients are shared by every leaf of their skill, so a leaf never destroys
+        one: ``action_client_pool.destroy_clients(node)`` does, once the executor has stopped.
         """
-        if any(waitable is self._client for waitable in self.node.waitables):
-            self._client.destroy()
+        self._release()
 
     # introspection -------------------------------------------------------------------------------
 
@@ -461,6 +455,7 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
         future = self._client.send_goal_async(self._goal, feedback_callback=callback, goal_uuid=goal_id)
         self._wake_on(future)
         self._attempts.append(_Attempt(goal_id, future, now))
+        self._goal_keys.append(bytes(goal_id.uuid))
         # The id of the latest request, so a goal cancelled before its answer came is still named.
         self.goal_id = uuid.UUID(bytes=bytes(goal_id.uuid)).hex
         self._phase = _Phase.SENDING
@@ -626,6 +621,24 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
         self.result = result
         self._phase = _Phase.FINISHED
         self.entries.result(result)
+        self._release()
+
+    def _release(self) -> None:
+        """The run ended: forget its goals in the shared client, so nothing there keeps this leaf alive.
+
+        A server that is gone never answers the result requests: those go now. Otherwise they stay
+        until answered (a cancelled goal's result comes in milliseconds), so that no late answer
+        arrives unexpected; the client drops any request left unanswered for long.
+        """
+        server_gone = self.result is not None and self.result.failure_kind is FailureKind.SERVER_UNAVAILABLE
+        release = getattr(self._client, "release", None)  # a test may script the client
+        if release is not None:
+            release(self._goal_keys, self._result_futures if server_gone else ())
+        with self._lock:
+            self._adopted = None
+            self._pending_feedback = None
+        self._goal_keys = []
+        self._result_futures = []
 
     def _final_status(self) -> py_trees.common.Status:
         if self.result is not None and self.result.success:

@@ -101,6 +101,8 @@ from bt_executive.skills.robot_interface import RobotInterface, SensorStale
 _log = logging.getLogger(__name__)
 _DETAIL_MAX = 4000
 _REASON_MAX = 200
+RELEASE_JOIN_S = 1.0
+"""How long releasing a leaf waits for its worker: a stopped loop ends within one control period."""
 
 
 class VlaOptions(BaseModel):
@@ -304,6 +306,25 @@ class VlaSkill(py_trees.behaviour.Behaviour):
         run = self._run
         if run is not None and run.result is None:
             self._stop(run, _failed(FailureKind.PREEMPTED, "shutdown", run, "the tree shut down"))
+
+    def destroy(self, timeout_s: float = RELEASE_JOIN_S) -> bool:
+        """The task ended (its tree is released): stop a run still going, join its worker; whether it ended.
+
+        The leaf owns no ROS entities of its own (the robot interface, its subscriptions and
+        publishers are the node's, shared by every VLA leaf on those topics), so what it
+        holds per run is the worker thread and the policy client that run opened. A worker
+        stuck inside an in-process policy past ``timeout_s`` is left to end on its own (a
+        daemon that checks the stop flag before every action).
+        """
+        self.shutdown()
+        ended = self.join(timeout_s)
+        if self._run is not None:
+            self._publish(self._run)  # the ending shutdown recorded, on the leaf as after a halt
+        if not ended:
+            _log.warning("%s: the VLA worker did not stop within %g s; left to end on its own", self.name, timeout_s)
+        self._worker = None
+        self._run = None
+        return ended
 
     def join(self, timeout_s: float = 5.0) -> bool:
         """Wait for the current worker thread to end (tests, orderly shutdown); whether it did."""

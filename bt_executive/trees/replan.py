@@ -109,6 +109,12 @@ class PlanningNode(py_trees.behaviour.Behaviour):
             self._future.cancel()
             self._future = None
 
+    def shutdown(self) -> None:
+        """The task ended (its tree is released): drop the planner's future, answered or not."""
+        if self._future is not None:
+            self._future.cancel()
+            self._future = None
+
     def grafted(self) -> None:
         """The task tree grafted the plan: succeed on the next tick."""
         self._grafted = True

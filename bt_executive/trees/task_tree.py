@@ -13,11 +13,14 @@
 The owner ticks it (``tick_once``) at its rate; grafts happen between ticks.
 ``cancel()`` halts it: running leaves cancel their goals and the task ends
 ``preempted``. ``outcome()`` summarises it: final reason, attempts, plans,
-retries, replans.
+retries, replans. ``release()``, once the owner has recorded the ending, lets
+go of everything the task made (leaves' goals, blackboard clients and keys,
+the planner worker), so an executive that runs for days does not grow.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -36,6 +39,9 @@ from bt_executive.trees.plan_check import require_runnable
 from bt_executive.trees.recovery import RecoveryPolicy, load_recovery_policy
 from bt_executive.trees.replan import PlanningNode
 from bt_executive.trees.task_context import FinalReason, TaskContext, TaskEvent
+from bt_executive.trees.tree_release import release_subtree
+
+_log = logging.getLogger(__name__)
 
 
 class TaskOutcome(BaseModel):
@@ -144,10 +150,34 @@ class TaskTree:
         self._ended_at = time.monotonic()
         self._executor.shutdown(wait=False, cancel_futures=True)
 
+    def fail(self, detail: str) -> None:
+        """End the task ``aborted:unknown`` at once (a tick raised): halt the tree, cancelling its goals."""
+        if self.context.final_reason is not None:
+            return
+        self.context.finish(f"{FinalReason.ABORTED.value}:unknown", detail)
+        self._pending.clear()
+        self._ended_at = time.monotonic()
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        try:
+            self.root.stop(Status.INVALID)
+        except Exception:  # the tree that raised may raise again while halting: release() still frees it
+            _log.exception("task %r: halting the tree after a failed tick", self.context.task)
+
     def shutdown(self) -> None:
         """Cancel if still running, and let go of the planner worker."""
         self.cancel("shutdown")
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+    def release(self) -> None:
+        """After the ending is recorded: cancel if still running, then release every node, goal and key.
+
+        Safe to call more than once. The outcome, plans, attempts and events stay readable; the
+        tree's behaviours no longer hold blackboard clients or goals in the node's action clients.
+        """
+        self.shutdown()
+        self._pending.clear()
+        release_subtree(self.root)
+        self.last_visited = []
 
     def outcome(self) -> TaskOutcome:
         """The task's summary so far (final once ``final_reason`` is set)."""
@@ -206,4 +236,5 @@ class TaskTree:
         position = plan_node.children.index(step_node)
         for later in list(plan_node.children[position + 1 :]):
             plan_node.remove_child(later)
+            release_subtree(later)  # never ran: only its blackboard clients to give back
         plan_node.name = f"{plan_node.name} (replaced after step {position + 1})"

@@ -219,3 +219,26 @@ def test_feedback_and_result_are_on_the_blackboard_under_the_key(
 
     feedback: SkillFeedback = reader.get("/skills/step_3/feedback")
     assert (feedback.phase, reader.get("/skills/step_3/result")) == ("acting", leaf.result)
+
+
+def test_releasing_a_running_leaf_stops_and_joins_its_worker_and_unregisters_its_entries(
+    leaves: list[VlaSkill], vla_manifest: SkillManifest, blue_in_bowl: SkillCall, clean_blackboard: None
+) -> None:
+    from bt_executive.trees.tree_release import release_subtree
+
+    policy = ScriptedPolicy([Step(chunk(0.1), delay_s=0.002)])
+    robot = RecordingRobot()
+    leaf = make(leaves, vla_manifest, blue_in_bowl, policy, robot, step_limit=100_000, timeout_s=60)
+    run_tree(leaf, max_ticks=1000, period_s=0.005, until=lambda: robot.applied() >= 5)
+    worker = leaf._worker
+    assert worker is not None
+
+    release_subtree(leaf)  # what a task's release does to each of its behaviours
+
+    assert leaf.result is not None
+    assert (worker.is_alive(), leaf.result.failure_kind, robot.holds >= 1, py_trees.blackboard.Blackboard.clients) == (
+        False,
+        FailureKind.PREEMPTED,
+        True,
+        {},
+    )

@@ -1,0 +1,184 @@
+"""One action client per action per node, and nothing left in it when a leaf's run ends.
+
+Real leaves on a real node talk to the fake skill server in its own process;
+what must stay flat is read straight off rclpy: ``node.waitables`` and the
+shared client's per-goal maps (``SharedActionClient.holds()``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from py_trees.common import Status
+
+from bt_executive.skills import FailureKind, SkillCall, SkillManifest
+from bt_executive.skills.action_client_pool import SharedActionClient, clients_of
+from bt_executive.skills.action_skill import RosActionSkill
+from bt_executive.testing import FakeSkillServer, Outcome, RosHarness, run_tree
+from tests.ros.conftest import PICK_ACTION, TICK_S, Rig, pick, pick_manifest
+
+pytestmark = pytest.mark.ros
+
+PLACE_ACTION = "skills/place"
+SETTLE_S = 5.0
+"""How long a client may take to forget a finished goal: its last answers arrive on executor threads."""
+
+
+@pytest.fixture
+def rig(ros_harness: RosHarness, fake_skill_server: FakeSkillServer, clean_blackboard: None) -> Rig:
+    """A node in this test's namespace and an unstarted fake server in the same namespace."""
+    return Rig(ros_harness, fake_skill_server, ros_harness.node("executive"))
+
+
+def with_action(action_name: str, skill_id: str = "test/pick") -> SkillManifest:
+    """``pick_manifest`` as ``skill_id`` on ``action_name``."""
+    data = pick_manifest().model_dump(mode="json", exclude_none=True)
+    data["id"] = skill_id
+    data["ros"]["action_name"] = action_name
+    return SkillManifest.model_validate(data)
+
+
+def place_manifest() -> SkillManifest:
+    """``test/place`` on ``skills/place``: a second action, so a second shared client."""
+    return with_action(PLACE_ACTION, "test/place")
+
+
+def place(obj: str = "plate") -> SkillCall:
+    return SkillCall(skill="test/place", args={"object": obj})
+
+
+def client_of(leaf: RosActionSkill) -> SharedActionClient:
+    client = leaf._client
+    assert isinstance(client, SharedActionClient)
+    return client
+
+
+def kind_of(leaf: RosActionSkill) -> FailureKind | str | None:
+    """The run's failure kind (None for a success)."""
+    return leaf.result.failure_kind if leaf.result is not None else "no result yet"
+
+
+def settled(client: SharedActionClient) -> dict[str, int]:
+    """The client's per-goal state once it stops changing (or after ``SETTLE_S``)."""
+    deadline = time.monotonic() + SETTLE_S
+    while any(client.holds().values()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return client.holds()
+
+
+def nothing_held(client: SharedActionClient) -> dict[str, int]:
+    return dict.fromkeys(client.holds(), 0)
+
+
+def test_every_leaf_of_an_action_shares_one_client_and_the_wait_set_stays_flat(rig: Rig) -> None:
+    rig.server.serve(PICK_ACTION)
+    rig.server.serve(PLACE_ACTION)
+    rig.server.start()
+    rig.go(discover=False)
+    first = [rig.skill(pick()), rig.skill(place(), manifest=place_manifest())]
+    waitables_after_first = len(list(rig.node.waitables))
+    for task in range(30):  # thirty tasks' worth of leaves, made while the executor spins
+        rig.skill(pick(f"cube_{task}"))
+        rig.skill(place(f"plate_{task}"), manifest=place_manifest())
+    assert (len(clients_of(rig.node)), len(list(rig.node.waitables))) == (2, waitables_after_first)
+    assert {id(client_of(leaf)) for leaf in rig.skills} == {id(client_of(leaf)) for leaf in first}
+
+
+def test_a_namespaced_and_a_relative_action_name_are_one_client(rig: Rig) -> None:
+    relative = rig.skill(pick())
+    absolute = rig.skill(pick(), manifest=with_action(f"{rig.harness.namespace}/{PICK_ACTION}"))
+    assert client_of(relative) is client_of(absolute)
+
+
+def test_many_goals_to_completion_leave_nothing_in_the_client(rig: Rig) -> None:
+    rig.server.serve(PICK_ACTION)
+    rig.server.start()
+    leaves = [rig.skill(pick(f"cube_{n}")) for n in range(3)]
+    rig.go()
+    for _ in range(5):
+        for leaf in leaves:
+            run_tree(leaf, max_ticks=400, period_s=TICK_S)
+            assert kind_of(leaf) is None  # a success
+    assert settled(client_of(leaves[0])) == nothing_held(client_of(leaves[0]))
+
+
+def test_failed_goals_leave_nothing_in_the_client(rig: Rig) -> None:
+    rig.server.serve(PICK_ACTION, *(Outcome(failure_kind="missed_grasp") for _ in range(5)))
+    rig.server.start()
+    leaf = rig.skill()
+    rig.go()
+    for _ in range(5):
+        run_tree(leaf, max_ticks=400, period_s=TICK_S)
+        assert kind_of(leaf) is FailureKind.MISSED_GRASP
+    assert settled(client_of(leaf)) == nothing_held(client_of(leaf))
+
+
+def test_rejected_goals_leave_nothing_in_the_client(rig: Rig) -> None:
+    rig.server.serve(PICK_ACTION, default=Outcome(reject=True))
+    rig.server.start()
+    leaf = rig.skill()
+    rig.go()
+    for _ in range(3):
+        run_tree(leaf, max_ticks=400, period_s=TICK_S)
+        assert kind_of(leaf) is FailureKind.REJECTED
+    assert settled(client_of(leaf)) == nothing_held(client_of(leaf))
+
+
+def test_halted_goals_leave_nothing_in_the_client_once_cancelled(rig: Rig) -> None:
+    rig.server.serve(PICK_ACTION, default=Outcome(hang=True))
+    rig.server.start()
+    leaf = rig.skill()
+    rig.go()
+    for _ in range(3):
+        run_tree(leaf, max_ticks=400, period_s=TICK_S, until=lambda: leaf.feedback is not None)
+        leaf.stop(Status.INVALID)
+        assert kind_of(leaf) is FailureKind.PREEMPTED
+    rig.server.wait_for(lambda events: sum(e.event == "canceled" for e in events) == 3)
+    assert settled(client_of(leaf)) == nothing_held(client_of(leaf))
+
+
+def test_timed_out_goals_leave_nothing_in_the_client_once_cancelled(rig: Rig) -> None:
+    rig.server.serve(PICK_ACTION, default=Outcome(hang=True))
+    rig.server.start()
+    leaf = rig.skill(timeout_s=0.3)
+    rig.go()
+    for _ in range(2):
+        run_tree(leaf, max_ticks=400, period_s=TICK_S)
+        assert kind_of(leaf) is FailureKind.TIMEOUT
+    assert settled(client_of(leaf)) == nothing_held(client_of(leaf))
+
+
+def test_a_leaf_whose_server_died_leaves_nothing_once_its_requests_are_stale(rig: Rig) -> None:
+    rig.server.serve(PICK_ACTION, Outcome(hang=True, crash_after_s=0.3))
+    rig.server.start()
+    leaf = rig.skill(heartbeat_timeout_s=0.5)
+    rig.go()
+    run_tree(leaf, max_ticks=2000, period_s=TICK_S)
+    assert kind_of(leaf) is FailureKind.SERVER_UNAVAILABLE
+    client = client_of(leaf)
+    held_before_pruning = client.holds()
+    client.stale_after_s = 0.2  # in service: STALE_REQUEST_S (30 s)
+    time.sleep(0.3)
+    client.prune_stale()
+    # The cancel request the dead server never answers is what pruning is for.
+    assert (held_before_pruning["pending_cancel_requests"], client.holds()) == (1, nothing_held(client))
+
+
+def test_a_leaf_that_never_found_its_server_leaves_nothing(rig: Rig) -> None:
+    leaf = rig.skill(server_wait_s=0.2)
+    rig.go(discover=False)
+    run_tree(leaf, max_ticks=400, period_s=TICK_S)
+    assert kind_of(leaf) is FailureKind.SERVER_UNAVAILABLE
+    assert client_of(leaf).holds() == nothing_held(client_of(leaf))
+
+
+def test_the_waitables_future_list_does_not_grow_per_goal(rig: Rig) -> None:
+    """rclpy 9.1.2's send_goal_async leaves a never-completed future in the list per goal; ours does not."""
+    rig.server.serve(PICK_ACTION)
+    rig.server.start()
+    leaf = rig.skill()
+    rig.go()
+    for _ in range(10):
+        run_tree(leaf, max_ticks=400, period_s=TICK_S)
+    assert settled(client_of(leaf))["futures"] == 0
