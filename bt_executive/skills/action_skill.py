@@ -53,15 +53,16 @@ lease (20 s by default). Servers publish feedback at >= 5 Hz, so the leaf
 keeps a heartbeat watchdog: no feedback for ``heartbeat_timeout_s`` (1.5 s)
 while the goal runs, or ``server_is_ready()`` turning False (looked up every
 0.1 s), ends the goal as ``server_unavailable``. Processes started with
-``with_short_lease()`` load ``config/fastdds_profile.xml`` (lease 2 s,
-announced every 0.5 s), which makes ``server_is_ready()`` turn False ~2 s
+``with_short_lease()`` load ``config/fastdds_profile.xml`` (lease 1.5 s,
+announced every 0.25 s), which makes ``server_is_ready()`` turn False ~1.5 s
 after the kill instead of 20 s.
 
 Detection bound: ``heartbeat_timeout_s`` after the server's last feedback,
 plus one tick; since that feedback came before the death, at most 1.5 s + one
 tick after it. Measured (``os._exit`` mid-goal, feedback at 10 Hz, 10 ms
 ticks, 6 runs): 1.41-1.50 s through the heartbeat; with the heartbeat off,
-1.94-1.99 s through the lease. tests/ros/test_action_skill.py checks < 2 s.
+1.94-1.99 s through the 2 s lease this profile had then (1.5 s now).
+tests/ros/test_action_skill.py checks < 2 s.
 
 Fast DDS waits only 100 ms for a new client's reply channel, so a goal
 response can be lost right after discovery: a goal request that gets no
@@ -134,7 +135,7 @@ _GoalHandle = ClientGoalHandle[Any, Any, Any]
 
 
 def fastdds_profile_path() -> Path:
-    """``config/fastdds_profile.xml``: the short participant lease that makes a dead server visible in ~2 s."""
+    """``config/fastdds_profile.xml``: the short participant lease that makes a dead server visible in ~1.5 s."""
     return config_dir() / "fastdds_profile.xml"
 
 

@@ -72,6 +72,14 @@ def records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def records_reaching(path: Path, count: int, timeout_s: float = 15.0) -> list[dict[str, Any]]:
+    """The record once it holds ``count`` entries (a loaded sim may still be taking what was sent), or at the timeout."""
+    deadline = time.monotonic() + timeout_s
+    while len(found := records(path)) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
+
+
 class Driver:
     """A VlaSkill over a RosRobot on a node of the test's harness, ticked like a tree would."""
 
@@ -169,7 +177,7 @@ def test_a_killed_policy_server_fails_the_skill_policy_error(
             driver.tick_until(lambda: driver.steps() >= 10)
             server.process.send_signal(signal.SIGKILL)
             driver.tick_until(lambda: False)
-            received = records(record)
+            received = records_reaching(record, 10)
     finally:
         server.stop()
     result = driver.leaf.result
