@@ -59,7 +59,9 @@ ORDINARY_TASKS = (
     "put the red cube in the bowl",
 )
 REFUSED_TASK = "pick up the table"
-PREEMPTED_TASK = "put the green cube on the plate"
+PREEMPTED_TASK = "open the drawer, then close it"
+"""Preempted mid-skill: a skill runs whatever the drawer's state (it is opened, or closed), and the
+drawer is never carried off or buried, as the cubes of a long run are."""
 TASK_TIMEOUT_S = 180.0
 JSON_KEYS = (
     "tasks",

@@ -111,12 +111,12 @@ def phrase_words(phrase: str) -> tuple[str, ...]:
     return tuple(w for w in re.split(r"[\s_\-]+", phrase.lower()) if w)
 
 
-def object_words(obj: ObjectState) -> frozenset[str]:
+def object_words(obj: ObjectState, *, container: bool = True) -> frozenset[str]:
     """Every word that can name ``obj``: its id's words, colour, category, and its container's words."""
     words = set(phrase_words(obj.id))
     words.update(phrase_words(obj.colour))
     words.update(phrase_words(obj.category))
-    if obj.inside:
+    if container and obj.inside:
         words.update(phrase_words(obj.inside))
     return frozenset(words)
 
@@ -143,7 +143,14 @@ def match_objects(
     table = synonyms()
     wanted = {table.get(w, w) for w in words} - ignored_words()
     if wanted:
-        by_words = [o.id for o in pool if wanted <= object_words(o)]
+        # An object's own words first: "the bowl" is the bowl, not also the cube inside it (nor, when
+        # the bowl is ruled out, the cube inside it instead).
+        eligible = (o for o in world.objects if among is None or o.id in among)
+        named = {o.id for o in eligible if wanted <= object_words(o, container=False)}
+        if named:
+            by_words = [o.id for o in pool if o.id in named]
+        else:
+            by_words = [o.id for o in pool if wanted <= object_words(o)]
         if by_words:
             return ObjectMatch(phrase=phrase, ids=tuple(by_words), rule="words")
         linked = _linked_head(words, wanted, pool)
@@ -158,14 +165,15 @@ def _linked_head(words: Sequence[str], wanted: set[str], pool: Sequence[ObjectSt
     """``wanted`` with its head noun read as a category present (``category_link``), or None.
 
     Only when the head noun (the last word that is not ignored) is the one word no object has, and
-    it is no colour word: a colour the lexicon knows must match as said, never be swapped.
+    the lexicon does not know it: a colour or category it knows must match as said, never be swapped.
     """
     ignored = ignored_words()
     head = next((w for w in reversed(words) if w not in ignored and w not in ARTICLES), None)
     known = frozenset().union(*(object_words(o) for o in pool)) if pool else frozenset()
     unknown = [w for w in wanted if w not in known]
-    if head is None or unknown != [head] or head in load_lexicon().colour_words():
-        return None
+    lexicon = load_lexicon()
+    if head is None or unknown != [head] or head in lexicon.colour_words() or head in lexicon.category_words():
+        return None  # a word the lexicon knows names what it names: absent here means absent
     from bt_executive.llm.category_link import link_category
 
     category = link_category(head, [o.category for o in pool])

@@ -112,6 +112,13 @@ def test_words_of_the_container_name_an_object_inside_it() -> None:
     assert resolve_object("the jar ball", world).ids == ("marble",)
 
 
+def test_a_container_is_named_by_its_own_words_not_also_by_what_is_inside_it() -> None:
+    bowl = ObjectState(id="bowl", colour="white", category="bowl", position=(0.0, 0.0, 0.0))
+    cube = ObjectState(id="blue_cube", colour="blue", category="cube", position=(0.0, 0.0, 0.0), inside="bowl")
+    world = WorldState(objects=(bowl, cube))
+    assert [resolve_object(p, world).ids for p in ("the bowl", "the bowl cube")] == [("bowl",), ("blue_cube",)]
+
+
 def test_a_head_noun_the_lexicon_lacks_links_to_a_category_present_only_above_the_bar(world: WorldState) -> None:
     """MiniLM reads 'cabinetry' as the cabinet (cosine 0.88); 'cubicle' (0.74 to cube) stays unmatched."""
     linked = match_objects("the cabinetry", world, among=["cabinet", "red_cube", "plate"])

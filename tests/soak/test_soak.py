@@ -27,7 +27,7 @@ RSS_BOUND_KB_PER_TASK = 300.0
 def report() -> Iterator[SoakReport]:
     saved = dict(os.environ)  # run_soak points this process at its own ROS domain
     try:
-        yield run_soak(TASKS, preempt_every=7, refuse_every=11, task_timeout_s=60.0)
+        yield run_soak(TASKS, preempt_every=5, refuse_every=11, task_timeout_s=60.0)
     finally:
         os.environ.clear()
         os.environ.update(saved)

@@ -73,7 +73,7 @@ def records(path: Path) -> list[dict[str, Any]]:
 
 
 def records_reaching(path: Path, count: int, timeout_s: float = 15.0) -> list[dict[str, Any]]:
-    """The record once it holds ``count`` entries (a loaded sim may still be taking what was sent), or at the timeout."""
+    """The record once it holds ``count`` entries (a loaded sim may still be taking what was sent), or at timeout."""
     deadline = time.monotonic() + timeout_s
     while len(found := records(path)) < count and time.monotonic() < deadline:
         time.sleep(0.1)
