@@ -6,7 +6,8 @@ flight), then exits 0. Each planner profile's planner is built once and kept
 for the process's lifetime (``executive/planner_cache.py``), so a local model
 starts once; when the default profile plans with a local model (``local``, or
 ``auto`` falling back to it), that model is started and its prompt prefix
-loaded on a thread after the ready line.
+loaded on a thread after the ready line (``--no-warm``: when a task first
+needs it).
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Register ``serve``."""
     serve = commands.add_parser("serve", help="run the executive node: ExecuteTask server, ticked tree, ~/tree")
     add_node_arguments(serve)
+    serve.add_argument(
+        "--no-warm",
+        action="store_true",
+        help="start the default profile's local model when a task first needs it, not after the ready line",
+    )
     serve.set_defaults(func=run_serve)
 
 
@@ -79,7 +85,7 @@ def run_serve(args: argparse.Namespace) -> int:
             f"{len(executive.registry)} skills, runs in {executive.runs_root}",
             flush=True,
         )
-        if uses_local_model(params.planner, llm_config):
+        if not args.no_warm and uses_local_model(params.planner, llm_config):
             planners.warm_in_background(params.planner, executive.registry, executive.world.latest)
         try:
             while not process.stop_requested.wait(0.2):

@@ -68,6 +68,8 @@ class PlannerCache:
 
         def run() -> None:
             try:
+                if self._closed:  # shut down before the thread ran: nothing to warm
+                    return
                 planner = self(profile, registry)
                 warm = getattr(planner, "warm", None)
                 if not callable(warm):
@@ -83,7 +85,8 @@ class PlannerCache:
                 warm(state)
                 _log.info("planner %s warm in %.1f s", profile, time.monotonic() - started)
             except Exception as err:  # a task will meet the same problem and report it as planner_error
-                _log.warning("could not warm planner %s: %s", profile, err)
+                if not self._closed:  # at shutdown a cut-off warm-up is expected
+                    _log.warning("could not warm planner %s: %s", profile, err)
 
         thread = threading.Thread(target=run, name=f"warm-{profile}", daemon=True)
         self._warming = thread

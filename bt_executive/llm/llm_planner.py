@@ -313,7 +313,13 @@ class LLMPlanner:
             for example in examples:
                 messages.append({"role": "user", "content": f"Task: {example.task}\n\n{example_world(example)}"})
                 messages.append({"role": "assistant", "content": example_reply(example)})
-        text = task_message(task, world_state, prior_attempts, positions=self.profile.world_positions)
+        text = task_message(
+            task,
+            world_state,
+            prior_attempts,
+            positions=self.profile.world_positions,
+            task_last=self.profile.task_last,
+        )
         if self.profile.vision and self.frame_source is not None:
             content: Any = [{"type": "text", "text": text}, image_part(self.frame_source())]
         else:

@@ -98,6 +98,10 @@ class LLMProfile(BaseModel):
         ),
     )
     world_positions: bool = Field(default=True, description="show object coordinates in the task message")
+    task_last: bool = Field(
+        default=False,
+        description="the task after the world in the task message, so a prompt cache reuses the world's tokens",
+    )
     compact_json: bool = Field(
         default=False,
         description="structured mode on a llama.cpp server: a GBNF grammar of compact JSON instead of response_format",

@@ -148,18 +148,29 @@ def system_prompt(
 
 
 def task_message(
-    task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = (), *, positions: bool = True
+    task: str,
+    world_state: WorldState,
+    prior_attempts: Sequence[AttemptRecord] = (),
+    *,
+    positions: bool = True,
+    task_last: bool = False,
 ) -> str:
-    """The user message: the task and the world (``positions``: with coordinates); for a replan, the attempts."""
-    lines = [f"Task: {task.strip()}", "", describe_world(world_state, positions)]
+    """The user message: the task and the world (``positions``: with coordinates); for a replan, the attempts.
+
+    ``task_last`` puts the task after the world: a llama.cpp server then reuses the
+    world's tokens, cached from the previous plan, and processes only the task.
+    """
+    world = [describe_world(world_state, positions)]
     if prior_attempts:
-        lines += [
+        world += [
             "",
             "Attempts so far (this is a replan; do not repeat a failed call unchanged):",
             *(describe_attempt(a) for a in prior_attempts),
             "Plan only the remaining work, from the world state above.",
         ]
-    return "\n".join(lines)
+    if task_last:
+        return "\n".join([*world, "", f"Task: {task.strip()}"])
+    return "\n".join([f"Task: {task.strip()}", "", *world])
 
 
 def example_world(example: PlanExample) -> str:

@@ -76,3 +76,13 @@ def test_a_replan_message_lists_attempts_with_failure_kind_and_reason() -> None:
 def test_a_task_message_without_positions_keeps_what_and_where() -> None:
     lines = task_message("put the red cube in the bowl", WORLD, positions=False).splitlines()
     assert [line for line in lines if line.startswith("- ")] == ["- bowl: bowl, NOT reachable", "- red_cube: red cube"]
+
+
+def test_a_task_last_message_starts_with_the_same_world_for_every_task() -> None:
+    first = task_message("put the red cube in the bowl", WORLD, task_last=True)
+    second = task_message("open the drawer", WORLD, task_last=True)
+    world = task_message("", WORLD, task_last=True).removesuffix("Task: ")
+    assert (first.removeprefix(world), second.removeprefix(world)) == (
+        "Task: put the red cube in the bowl",
+        "Task: open the drawer",
+    )
