@@ -99,12 +99,12 @@ class PlannerCache:
             self._closed = True
             planners = list(self._planners.values())
             self._planners.clear()
-        if self._warming is not None:
-            self._warming.join(warm_join_s)  # a prompt being processed is cut off by the server's stop
-        for planner in planners:
+        for planner in planners:  # first: stopping a server cuts off a warm-up's prompt processing
             close = getattr(planner, "close", None)
             if callable(close):
                 try:
                     close()
                 except Exception as err:  # shutting down: one planner's failure must not keep the others open
                     _log.warning("closing a planner failed: %s", err)
+        if self._warming is not None:
+            self._warming.join(warm_join_s)

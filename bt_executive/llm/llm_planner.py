@@ -167,6 +167,7 @@ class LLMPlanner:
         self._server_lock = threading.Lock()
         self._slots: SlotCache | None = None
         self._slot_prefix: str | None = None  # the system prompt the slot cache last restored or saved
+        self._closed = False  # a closed planner never starts a server again (a warm-up cut off by shutdown)
 
     @classmethod
     def from_config(
@@ -385,8 +386,9 @@ class LLMPlanner:
             self._request(palette, messages, max_tokens=1)
 
     def close(self) -> None:
-        """Stop a local model this planner started (no-op otherwise)."""
+        """Stop a local model this planner started (no-op otherwise); the planner starts none afterwards."""
         with self._server_lock:
+            self._closed = True
             if self._server is not None:
                 self._server.stop()
                 self._server = None
@@ -410,6 +412,8 @@ class LLMPlanner:
         if local is None or self.profile.api_base is None:
             return
         with self._server_lock:
+            if self._closed:
+                raise self._error("the planner was closed")
             if self._server is not None or is_serving(self.profile.api_base):
                 return
             slot_dir = default_slot_dir() if local.slot_cache else None

@@ -12,9 +12,13 @@ from bt_executive.cli.scene_world import scene_world_state
 from bt_executive.executive.planner_cache import PlannerCache
 from bt_executive.executive.planner_factory import make_planner, uses_local_model
 from bt_executive.llm.auto_planner import AutoPlanner
+from bt_executive.llm.llm_planner import LLMPlanner
 from bt_executive.llm.local_model import is_serving
+from bt_executive.llm.plan import PlannerError
+from bt_executive.llm.profiles import load_llm_config
 from bt_executive.resources import config_dir
 from bt_executive.skills.registry import SkillRegistry
+from bt_executive.skills.world_state import WorldState
 from bt_executive.testing.llm_server import require_local_model
 
 
@@ -83,3 +87,12 @@ def test_a_warmed_local_model_serves_every_task_until_the_cache_closes_it(
     same_fallback = auto._fallback_planner() is fallback and planners("auto", skill_registry) is auto
     planners.close()
     assert (served_warm, same_fallback, is_serving(api_base)) == (True, True, False)
+
+
+def test_a_closed_local_planner_never_starts_its_server_again(skill_registry: SkillRegistry) -> None:
+    # A warm-up thread that outlives serve's shutdown must not start a model after close().
+    shipped = load_llm_config().profile("local")
+    planner = LLMPlanner(shipped.model_copy(update={"api_base": f"http://127.0.0.1:{_free_port()}/v1"}), skill_registry)
+    planner.close()
+    with pytest.raises(PlannerError, match="closed"):
+        planner.warm(WorldState())
