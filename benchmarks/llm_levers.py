@@ -221,8 +221,8 @@ class _FirstReplyProbe(LLMPlanner):
         self._opening = True
         return super().plan(task, world_state, prior_attempts)
 
-    def _request(self, palette: Any, messages: list[dict[str, Any]]) -> ModelReply:
-        reply = super()._request(palette, messages)
+    def _request(self, palette: Any, messages: list[dict[str, Any]], *, max_tokens: int | None = None) -> ModelReply:
+        reply = super()._request(palette, messages, max_tokens=max_tokens)
         if self._opening:
             self.first_replies.append(reply)
             self._opening = False

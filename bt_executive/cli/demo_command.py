@@ -108,6 +108,7 @@ def run_demo(args: argparse.Namespace) -> int:
         sim_args += ["--record", record.name] if args.vla else []
         sim = group.start("sim", sim_args, ready=r"^sim ready")
         serve_args = ["serve", "--namespace", namespace, "--planner", args.planner, "--run-dir", str(runs_root)]
+        serve_args += ["--no-warm"]  # one task: a model warmed for later tasks would only compete with it for the CPU
         if args.vla:
             policy = group.start("policy", ["policy-server", "--policy", "oracle", "--port", "0"], ready=r"ready: ws")
             ready = group.wait_ready(policy, 60)

@@ -19,20 +19,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from bt_executive.cache_home import cache_dir
+
 if TYPE_CHECKING:
     from bt_executive.skills.world_state import WorldState
 
-CACHE_ENV = "BT_EXECUTIVE_CACHE"
 _PACKAGE = Path(__file__).resolve().parent.parent
-
-
-def cache_dir() -> Path:
-    """``$BT_EXECUTIVE_CACHE``, else ``$XDG_CACHE_HOME/bt_executive`` (``~/.cache/bt_executive``)."""
-    explicit = os.environ.get(CACHE_ENV)
-    if explicit:
-        return Path(explicit).expanduser()
-    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(root) / "bt_executive"
 
 
 def scene_world_state(scene: Path | None = None, seed: int | None = None) -> WorldState:

@@ -2,7 +2,12 @@
 
 Prints one ``executive ready`` line when its ExecuteTask server is up; on
 Ctrl-C or SIGTERM it cancels the running task (and with it every goal in
-flight), then exits 0.
+flight), then exits 0. Each planner profile's planner is built once and kept
+for the process's lifetime (``executive/planner_cache.py``), so a local model
+starts once; when the default profile plans with a local model (``local``, or
+``auto`` falling back to it), that model is started and its prompt prefix
+loaded on a thread after the ready line (``--no-warm``: when a task first
+needs it).
 """
 
 from __future__ import annotations
@@ -17,6 +22,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Register ``serve``."""
     serve = commands.add_parser("serve", help="run the executive node: ExecuteTask server, ticked tree, ~/tree")
     add_node_arguments(serve)
+    serve.add_argument(
+        "--no-warm",
+        action="store_true",
+        help="start the default profile's local model when a task first needs it, not after the ready line",
+    )
     serve.set_defaults(func=run_serve)
 
 
@@ -52,7 +62,8 @@ def run_serve(args: argparse.Namespace) -> int:
     from bt_executive.cli.ros_process import RosProcess
     from bt_executive.executive.node import ExecutiveNode
     from bt_executive.executive.params import load_params
-    from bt_executive.executive.planner_factory import make_planner
+    from bt_executive.executive.planner_cache import PlannerCache
+    from bt_executive.executive.planner_factory import make_planner, uses_local_model
     from bt_executive.skills.capabilities import RobotCapabilities
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -67,14 +78,12 @@ def run_serve(args: argparse.Namespace) -> int:
     )
     llm_config = Path(params.llm_config) if params.llm_config else None
     robot = RobotCapabilities.from_yaml(params.capabilities_path())
+    # A vision profile sees the newest front-camera frame from the node's camera topic.
+    planners = PlannerCache(
+        lambda profile, registry: make_planner(profile, registry, llm_config, robot, executive.front_camera.frame)
+    )
     with RosProcess() as process:
-        executive = ExecutiveNode(
-            process.context,
-            params,
-            # A vision profile sees the newest front-camera frame from the node's camera topic.
-            lambda profile, registry: make_planner(profile, registry, llm_config, robot, executive.front_camera.frame),
-            namespace=args.namespace,
-        )
+        executive = ExecutiveNode(process.context, params, planners, namespace=args.namespace)
         process.add(executive.node)
         process.handle_signals(executive.shutdown)
         process.start()
@@ -84,7 +93,12 @@ def run_serve(args: argparse.Namespace) -> int:
             f"{len(executive.registry)} skills, runs in {executive.runs_root}",
             flush=True,
         )
-        while not process.stop_requested.wait(0.2):
-            time.sleep(0)
-        time.sleep(0.2)  # let the cancel requests of a halted task reach their servers
+        if not args.no_warm and uses_local_model(params.planner, llm_config):
+            planners.warm_in_background(params.planner, executive.registry, executive.world.latest)
+        try:
+            while not process.stop_requested.wait(0.2):
+                time.sleep(0)
+            time.sleep(0.2)  # let the cancel requests of a halted task reach their servers
+        finally:
+            planners.close()  # stops the local model servers the planners started
     return 0

@@ -17,6 +17,26 @@ STUB = "stub"
 AUTO = "auto"
 
 
+def uses_local_model(profile: str, llm_config: Path | None = None) -> bool:
+    """Whether ``profile`` plans with a model this process serves itself (``local``, or ``auto`` falling back to it)."""
+    if profile == STUB:
+        return False
+    from bt_executive.llm.profiles import load_llm_config
+
+    config = load_llm_config(llm_config)
+    seen: set[str] = set()
+    while profile not in seen:
+        seen.add(profile)
+        try:
+            chosen = config.profile(profile)
+        except KeyError:
+            return False
+        if chosen.planner != AUTO or chosen.fallback is None:
+            return chosen.local_server is not None
+        profile = chosen.fallback
+    return False
+
+
 def make_planner(
     profile: str,
     registry: SkillRegistry,

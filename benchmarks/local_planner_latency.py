@@ -1,0 +1,218 @@
+"""Seconds per plan of the ``local`` profile (SmolLM2-135M on llama.cpp): cold processes and a warm planner.
+
+In the same run, over a few tasks:
+
+- **litellm import**: ``python -c "import litellm"``, the floor every cold plan pays;
+- **cold, no slot file**: ``bt-executive plan TASK --planner local --dry-run`` in a
+  fresh process with an empty prompt cache (the world-state cache is warm, as
+  after any earlier ``plan``): server start, the whole prompt processed;
+- **cold, slot file**: the same with the system prompt's slot saved by an
+  earlier call (``llm/slot_cache.py``): only the task message is processed;
+- **baseline** (``--baseline-checkout DIR``): the cold command run from another
+  checkout (e.g. main before this change), also with an empty cache;
+- **warm**: ``plan()`` on one long-lived planner, as ``serve`` keeps it
+  (``executive/planner_cache.py``), after ``warm()``; each task ``--repeat`` times.
+
+Every process talks to a server of its own on a free port (a copy of
+config/llm.yaml with that api_base), so nothing else on the machine answers
+for it. A plan that ends refused still counts: the time is the planner's
+answer either way. Targets (issue 12): warm <= 2 s, cold <= 12 s, on 2 cores.
+
+    .venv/bin/python benchmarks/local_planner_latency.py [--repeat 3] [--baseline-checkout /work/main] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+TASKS = (
+    "put the red cube on the green plate",
+    "push the blue cube to the left",
+    "stack the green cube on the red cube",
+)
+TARGET_WARM_S = 2.0
+TARGET_COLD_S = 12.0
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def _llm_config(directory: Path, checkout: Path = REPO) -> Path:
+    """The checkout's config/llm.yaml with the local profile on a free port of its own."""
+    config = yaml.safe_load((checkout / "config" / "llm.yaml").read_text())
+    config["profiles"]["local"]["api_base"] = f"http://127.0.0.1:{_free_port()}/v1"
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "llm.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def _env(checkout: Path, cache: Path) -> dict[str, str]:
+    env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True", BT_EXECUTIVE_CACHE=str(cache), MUJOCO_GL="egl")
+    env["PYTHONPATH"] = str(checkout)
+    return env
+
+
+def _timed(command: list[str], env: dict[str, str], cwd: Path) -> float:
+    """Wall seconds of one process; exit 0 (a plan) or 1 (refused, or no valid plan) are both answers."""
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, check=False)  # noqa: S603
+    elapsed = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command[3:])} exited {done.returncode}: {done.stderr[-800:]}")
+    return elapsed
+
+
+def _fresh_cache(root: Path, name: str, worlds: Path) -> Path:
+    """An empty cache directory holding only the scene's world state (so MuJoCo is not part of the figure)."""
+    cache = root / name
+    shutil.copytree(worlds, cache / "world_states")
+    return cache
+
+
+def _cold(checkout: Path, task: str, cache: Path, llm_config: Path) -> float:
+    command = [sys.executable, "-m", "bt_executive.cli.main", "plan", task, "--planner", "local", "--dry-run"]
+    return _timed([*command, "--llm-config", str(llm_config)], _env(checkout, cache), checkout)
+
+
+def _warm(tasks: tuple[str, ...], repeat: int, llm_config: Path) -> tuple[float, list[float], list[float], list[int]]:
+    """warm() seconds, then on one long-lived planner: each plan's seconds, each request's, and prompt tokens."""
+    from bt_executive.cli.scene_world import scene_world_state
+    from bt_executive.executive.planner_factory import make_planner
+    from bt_executive.llm.llm_planner import LLMPlanner
+    from bt_executive.llm.plan import PlannerError
+    from bt_executive.resources import default_skill_dirs
+    from bt_executive.skills.registry import SkillRegistry
+
+    registry = SkillRegistry.discover(default_skill_dirs())
+    world = scene_world_state()
+    planner = make_planner("local", registry, llm_config)
+    assert isinstance(planner, LLMPlanner)
+    try:
+        started = time.perf_counter()
+        planner.warm(world)
+        warm_s = time.perf_counter() - started
+        seconds: list[float] = []
+        requests: list[float] = []
+        tokens: list[int] = []
+        for _round in range(repeat):
+            for task in tasks:
+                started = time.perf_counter()
+                with contextlib.suppress(PlannerError):  # a refusal is an answer; its time counts
+                    planner.plan(task, world)
+                seconds.append(time.perf_counter() - started)
+                trace = planner.last_trace
+                requests += [r.latency_s for r in trace.requests] if trace else []
+                tokens.append(trace.requests[0].prompt_tokens if trace and trace.requests else 0)
+    finally:
+        planner.close()
+    return warm_s, seconds, requests, tokens
+
+
+def main() -> None:
+    """Measure and print the table (and one JSON line with --json)."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3, help="warm plans per task")
+    parser.add_argument("--tasks", type=int, default=len(TASKS), help=f"how many of the {len(TASKS)} tasks")
+    parser.add_argument("--baseline-checkout", type=Path, default=None, metavar="DIR", help="also time this checkout")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    tasks = TASKS[: max(1, args.tasks)]
+    samples: dict[str, list[float]] = {"cold_no_file": [], "cold_slot_file": [], "baseline_cold": []}
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        llm_config = _llm_config(tmp)
+        baseline_config = _llm_config(tmp / "baseline", args.baseline_checkout) if args.baseline_checkout else None
+        seed = tmp / "seed"
+        _timed(  # fills the world-state cache once
+            [sys.executable, "-m", "bt_executive.cli.main", "plan", tasks[0], "--planner", "stub", "--dry-run"],
+            _env(REPO, seed),
+            REPO,
+        )
+        worlds = seed / "world_states"
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import litellm"], env=_env(REPO, seed), check=True)
+        litellm_s = time.perf_counter() - started
+        with_file = _fresh_cache(tmp, "with-file", worlds)
+        _cold(REPO, tasks[0], with_file, llm_config)  # saves the system prompt's slot
+        for index, task in enumerate(tasks):
+            samples["cold_no_file"].append(_cold(REPO, task, _fresh_cache(tmp, f"empty-{index}", worlds), llm_config))
+            samples["cold_slot_file"].append(_cold(REPO, task, with_file, llm_config))
+            if args.baseline_checkout is not None and baseline_config is not None:
+                cache = _fresh_cache(tmp, f"baseline-{index}", worlds)
+                samples["baseline_cold"].append(_cold(args.baseline_checkout, task, cache, baseline_config))
+        os.environ["BT_EXECUTIVE_CACHE"] = str(_fresh_cache(tmp, "warm", worlds))
+        warm_s, warm, requests, tokens = _warm(tasks, args.repeat, llm_config)
+    figures: dict[str, Any] = {
+        "tasks": list(tasks),
+        "cpus": os.cpu_count(),
+        "litellm_import_s": round(litellm_s, 2),
+        "warm_up_s": round(warm_s, 2),
+        "warm_plan_median_s": round(statistics.median(warm), 2),
+        "warm_plan_max_s": round(max(warm), 2),
+        "warm_request_median_s": round(statistics.median(requests), 2) if requests else None,
+        "warm_requests_per_plan": round(len(requests) / len(warm), 2),
+        "warm_prompt_tokens_median": int(statistics.median(tokens)),
+        "target_warm_s": TARGET_WARM_S,
+        "target_cold_s": TARGET_COLD_S,
+    }
+    for key, values in samples.items():
+        if values:
+            figures[f"{key}_median_s"] = round(statistics.median(values), 2)
+            figures[f"{key}_s"] = [round(v, 2) for v in values]
+    figures["cold_slot_vs_no_file"] = round(figures["cold_slot_file_median_s"] / figures["cold_no_file_median_s"], 2)
+    if samples["baseline_cold"]:
+        figures["cold_slot_vs_baseline"] = round(
+            figures["cold_slot_file_median_s"] / figures["baseline_cold_median_s"], 2
+        )
+    print(f"local profile, {len(tasks)} tasks, {os.cpu_count()} CPUs (medians; seconds)")
+    rows = [
+        ("import litellm (fresh process)", litellm_s),
+        ("cold plan, no slot file", figures["cold_no_file_median_s"]),
+        ("cold plan, slot file", figures["cold_slot_file_median_s"]),
+    ]
+    if samples["baseline_cold"]:
+        rows.append((f"cold plan, baseline {args.baseline_checkout}", figures["baseline_cold_median_s"]))
+    rows += [
+        ("warm-up (serve, after ready; no slot file)", warm_s),
+        (f"warm plan (x{len(warm)}, repairs included)", figures["warm_plan_median_s"]),
+        (f"warm model request (x{len(requests)})", figures["warm_request_median_s"] or 0.0),
+    ]
+    for label, value in rows:
+        print(f"  {label:46s} {value:6.2f}")
+    print(
+        f"  warm plan: max {figures['warm_plan_max_s']:.2f} s, {figures['warm_requests_per_plan']} requests a plan, "
+        f"{figures['warm_prompt_tokens_median']} prompt tokens (cached ones included)"
+    )
+    cold_ok = figures["cold_slot_file_median_s"] <= TARGET_COLD_S
+    warm_ok = (figures["warm_request_median_s"] or 0.0) <= TARGET_WARM_S
+    print(
+        f"targets: warm request <= {TARGET_WARM_S} s {'met' if warm_ok else 'MISSED'}; "
+        f"cold (slot file) <= {TARGET_COLD_S} s {'met' if cold_ok else 'MISSED'}"
+    )
+    if args.json:
+        print(json.dumps(figures, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

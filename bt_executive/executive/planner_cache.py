@@ -1,0 +1,110 @@
+"""One planner per profile for a long-lived executive: the local model starts once, not once per task.
+
+The node asks its planner factory for a planner at every ExecuteTask goal.
+Built afresh each time, a ``local`` profile (or ``auto`` falling back to it)
+would start a llama.cpp server and process the whole system prompt again for
+every task. ``PlannerCache`` is that factory for ``serve``: it builds the
+planner of a profile on first use, hands the same instance to every later
+task, and closes them all (stopping the servers they started) at shutdown::
+
+    task 1 "local" -> make_planner("local")  (server starts, prompt processed)
+    task 2 "local" -> the same planner        (prompt prefix cached: ~2 s)
+    shutdown       -> planner.close()
+
+``warm_in_background`` builds and warms a profile's planner on a thread
+after the node is ready, so readiness never waits for a model.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from bt_executive.llm.plan import Planner
+from bt_executive.skills.registry import SkillRegistry
+from bt_executive.skills.world_state import WorldState
+
+PlannerFactory = Callable[[str, SkillRegistry], Planner]
+WorldSource = Callable[[], WorldState | None]
+
+_log = logging.getLogger(__name__)
+
+
+class PlannerCache:
+    """A planner factory that builds each profile's planner once and closes them all at the end."""
+
+    def __init__(self, make: PlannerFactory) -> None:
+        self._make = make
+        self._planners: dict[tuple[str, int], Planner] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+        self._warming: threading.Thread | None = None
+
+    def __call__(self, profile: str, registry: SkillRegistry) -> Planner:
+        """The planner for ``profile`` over ``registry``: built on first use, the same one afterwards."""
+        key = (profile, id(registry))
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the planner cache is closed (the executive is shutting down)")
+            planner = self._planners.get(key)
+            if planner is None:
+                planner = self._make(profile, registry)  # an error is not cached: the next task asks again
+                self._planners[key] = planner
+            return planner
+
+    def __len__(self) -> int:
+        return len(self._planners)
+
+    def warm_in_background(
+        self, profile: str, registry: SkillRegistry, world: WorldSource, world_wait_s: float = 10.0
+    ) -> threading.Thread:
+        """Build ``profile``'s planner and ``warm`` it (local model, prompt cache) on a daemon thread.
+
+        The system prompt names the world's objects, so warming waits up to
+        ``world_wait_s`` for a world state; without one it warms nothing.
+        """
+
+        def run() -> None:
+            try:
+                if self._closed:  # shut down before the thread ran: nothing to warm
+                    return
+                planner = self(profile, registry)
+                warm = getattr(planner, "warm", None)
+                if not callable(warm):
+                    return
+                deadline = time.monotonic() + world_wait_s
+                state = world()
+                while state is None and time.monotonic() < deadline and not self._closed:
+                    time.sleep(0.1)
+                    state = world()
+                if state is None or self._closed:
+                    return
+                started = time.monotonic()
+                warm(state)
+                _log.info("planner %s warm in %.1f s", profile, time.monotonic() - started)
+            except Exception as err:  # a task will meet the same problem and report it as planner_error
+                if not self._closed:  # at shutdown a cut-off warm-up is expected
+                    _log.warning("could not warm planner %s: %s", profile, err)
+
+        thread = threading.Thread(target=run, name=f"warm-{profile}", daemon=True)
+        self._warming = thread
+        thread.start()
+        return thread
+
+    def close(self, warm_join_s: float = 5.0) -> None:
+        """Close every planner built (stopping the local models they started); later calls raise."""
+        with self._lock:
+            self._closed = True
+            planners = list(self._planners.values())
+            self._planners.clear()
+        for planner in planners:  # first: stopping a server cuts off a warm-up's prompt processing
+            close = getattr(planner, "close", None)
+            if callable(close):
+                try:
+                    close()
+                except Exception as err:  # shutting down: one planner's failure must not keep the others open
+                    _log.warning("closing a planner failed: %s", err)
+        if self._warming is not None:
+            self._warming.join(warm_join_s)
