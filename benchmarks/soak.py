@@ -224,7 +224,11 @@ def run_soak(
             sim_args += ["--faults", str(faults)] if faults is not None else []
             sim = sims.start("sim", sim_args, ready=r"^sim ready")
             executive = executives.start(
-                "executive", ["serve", "--namespace", namespace, "--run-dir", f"{tmp}/runs"], ready=r"^executive ready"
+                "executive",
+                # --no-warm: the default auto planner's local model, warmed in the background, would load
+                # (~150 MB) during the first tasks, which is start-up, not growth; every soak task parses.
+                ["serve", "--namespace", namespace, "--run-dir", f"{tmp}/runs", "--no-warm"],
+                ready=r"^executive ready",
             )
             sims.wait_ready(sim, 120)
             executives.wait_ready(executive, 120)
