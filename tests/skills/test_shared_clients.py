@@ -103,25 +103,25 @@ def test_many_goals_to_completion_leave_nothing_in_the_client(rig: Rig) -> None:
     assert settled(client_of(leaves[0])) == nothing_held(client_of(leaves[0]))
 
 
-def test_failed_goals_leave_nothing_in_the_client(rig: Rig) -> None:
-    rig.server.serve(PICK_ACTION, *(Outcome(failure_kind="missed_grasp") for _ in range(5)))
+@pytest.mark.parametrize(
+    ("outcome", "timeout_s", "kind"),
+    [
+        (Outcome(failure_kind="missed_grasp"), None, FailureKind.MISSED_GRASP),
+        (Outcome(reject=True), None, FailureKind.REJECTED),
+        (Outcome(hang=True), 0.3, FailureKind.TIMEOUT),  # the timed-out goal is cancelled
+    ],
+    ids=["failed", "rejected", "timed_out"],
+)
+def test_goals_that_end_unsuccessfully_leave_nothing_in_the_client(
+    rig: Rig, outcome: Outcome, timeout_s: float | None, kind: FailureKind
+) -> None:
+    rig.server.serve(PICK_ACTION, default=outcome)
     rig.server.start()
-    leaf = rig.skill()
-    rig.go()
-    for _ in range(5):
-        run_tree(leaf, max_ticks=400, period_s=TICK_S)
-        assert kind_of(leaf) is FailureKind.MISSED_GRASP
-    assert settled(client_of(leaf)) == nothing_held(client_of(leaf))
-
-
-def test_rejected_goals_leave_nothing_in_the_client(rig: Rig) -> None:
-    rig.server.serve(PICK_ACTION, default=Outcome(reject=True))
-    rig.server.start()
-    leaf = rig.skill()
+    leaf = rig.skill(timeout_s=timeout_s)
     rig.go()
     for _ in range(3):
         run_tree(leaf, max_ticks=400, period_s=TICK_S)
-        assert kind_of(leaf) is FailureKind.REJECTED
+        assert kind_of(leaf) is kind
     assert settled(client_of(leaf)) == nothing_held(client_of(leaf))
 
 
@@ -135,17 +135,6 @@ def test_halted_goals_leave_nothing_in_the_client_once_cancelled(rig: Rig) -> No
         leaf.stop(Status.INVALID)
         assert kind_of(leaf) is FailureKind.PREEMPTED
     rig.server.wait_for(lambda events: sum(e.event == "canceled" for e in events) == 3)
-    assert settled(client_of(leaf)) == nothing_held(client_of(leaf))
-
-
-def test_timed_out_goals_leave_nothing_in_the_client_once_cancelled(rig: Rig) -> None:
-    rig.server.serve(PICK_ACTION, default=Outcome(hang=True))
-    rig.server.start()
-    leaf = rig.skill(timeout_s=0.3)
-    rig.go()
-    for _ in range(2):
-        run_tree(leaf, max_ticks=400, period_s=TICK_S)
-        assert kind_of(leaf) is FailureKind.TIMEOUT
     assert settled(client_of(leaf)) == nothing_held(client_of(leaf))
 
 
