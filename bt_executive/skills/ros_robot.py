@@ -17,6 +17,13 @@ to ``stale_timeout_s`` for every sensor to be fresh, then raise
 A sensor that never delivered yet (a subscription just made, still being
 discovered) gets ``FIRST_CONTACT_S`` instead.
 
+An observation asked for after a command waits (at most ``UPDATE_WAIT_SHARE``
+of the command's period) for every sensor to report once more after that
+command: the policy then sees the robot answering its last action, not the
+instant before it. The loop asks right after acting, so the wait spends time
+it would otherwise sleep until the next slot; a sensor that does not report
+in time is used as it is (``max_age_s`` still applies).
+
 ``act`` publishes one ``JointTrajectory`` point to reach after one control
 period (header stamp: this host's wall clock at publishing, so the robot
 side can measure the latency) and returns at once; the loop paces itself.
@@ -58,6 +65,8 @@ HOLD_DURATION_S = 0.1
 """How soon a hold command asks to be at the measured position."""
 FIRST_CONTACT_S = 5.0
 """How long to wait for a sensor that never delivered yet (discovery of a new subscription), not stale_timeout_s."""
+UPDATE_WAIT_SHARE = 0.5
+"""Of a command's period, how long ``observe`` waits for the sensors to report after it (the rest is the policy's)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,8 @@ class RosRobot:
         self._changed = threading.Condition()
         self._latest: dict[str, _Latest] = {}
         self.commands_sent = 0
+        self._commanded: tuple[float, float] | None = None
+        """``time.monotonic()`` of the latest command and its duration, seconds."""
         self.received: dict[str, int] = {}
         """Messages received per sensor (``joint_state`` and each camera name)."""
         group = callback_group or MutuallyExclusiveCallbackGroup()
@@ -149,6 +160,20 @@ class RosRobot:
             {"stale": ages, "max_age_s": bound, "waited_s": wait_s},
         )
 
+    def _await_update(self, sensors: tuple[str, ...]) -> None:
+        """Wait (bounded) until each sensor reported after the latest command; return early on none."""
+        with self._changed:
+            if self._commanded is None:
+                return
+            sent, duration_s = self._commanded
+            deadline = sent + duration_s * UPDATE_WAIT_SHARE
+            while True:
+                behind = [n for n in sensors if n not in self._latest or self._latest[n].arrived <= sent]
+                left = deadline - time.monotonic()
+                if not behind or left <= 0:
+                    return
+                self._changed.wait(left)
+
     def _state(self, latest: _Latest) -> npt.NDArray[np.float64]:
         positions = joint_positions(latest.message.name, latest.message.position, self.binding.joints)
         if positions is None:
@@ -164,6 +189,7 @@ class RosRobot:
         unknown = [c for c in names if c not in self.binding.cameras]
         if unknown:
             raise ValueError(f"cameras {unknown} have no topic in the manifest's vla.robot.cameras")
+        self._await_update((STATE, *names))
         latest = self._fresh((STATE, *names))
         handed = time.monotonic()
         images: dict[str, npt.NDArray[np.uint8]] = {}
@@ -223,6 +249,8 @@ class RosRobot:
         point.time_from_start = seconds_to_duration(duration_s)
         message.points = [point]
         self._publisher.publish(message)
+        with self._changed:
+            self._commanded = (time.monotonic(), duration_s)
         self.commands_sent += 1
 
     def world_state(self) -> WorldState:

@@ -50,7 +50,8 @@ Time: the loop does not sleep by default. In the sim, ``act`` advances sim
 time by one period (lockstep), so the control rate is a rate in sim time and
 the loop runs as fast as the CPU allows; staleness is measured in wall time,
 because that is the time a real policy server's latency spends.
-``VlaOptions.realtime`` paces actions to wall time (one per period) for a
+``VlaOptions.realtime`` paces actions to wall time (one per period, on a
+fixed grid: an action that goes out late does not delay the next slot) for a
 robot whose ``act`` does not block for its period: ``RosRobot``, which
 publishes each action on the manifest's command topic and returns.
 
@@ -471,7 +472,7 @@ class VlaSkill(py_trees.behaviour.Behaviour):
                 since_query = 0
             action = queue.popleft()
             if self.options.realtime:
-                next_due = max(next_due + self.period_s, time.monotonic())
+                next_due = _next_slot(next_due, self.period_s, time.monotonic())
                 time.sleep(max(0.0, next_due - time.monotonic()))
             if run.stop.is_set():
                 return
@@ -545,6 +546,18 @@ class _RobotError(Exception):
     def __init__(self, text: str) -> None:
         super().__init__(text)
         self.text = text
+
+
+def _next_slot(due: float, period_s: float, now: float) -> float:
+    """When the action after one due at ``due`` is due: on the fixed grid, re-anchored at ``now`` if a period behind.
+
+    A late wake-up (the scheduler, the GIL, a slow observation) costs only that action's
+    punctuality: the next one is still due on the grid, so jitter under a period does not
+    pile up into a lower rate. Slots missed by more than a period are dropped, never
+    sent in a burst to catch up.
+    """
+    following = due + period_s
+    return now if now - following > period_s else following
 
 
 def _json(value: object) -> JsonValue:

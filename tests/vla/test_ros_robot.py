@@ -29,7 +29,7 @@ BINDING = VlaRobotBinding(
 class Rig:
     """A RosRobot and, on another node, a fake robot: a joint-state and camera publisher, a command recorder."""
 
-    def __init__(self, harness: RosHarness) -> None:
+    def __init__(self, harness: RosHarness, *, answer: bool = False) -> None:
         from sensor_msgs.msg import Image, JointState
         from trajectory_msgs.msg import JointTrajectory
 
@@ -38,9 +38,16 @@ class Rig:
         self.commands: list[Any] = []
         self.state_pub = fake.create_publisher(JointState, "joint_states", 10)
         self.image_pub = fake.create_publisher(Image, "cam/front", 10)
-        fake.create_subscription(JointTrajectory, "arm_controller/joint_trajectory", self.commands.append, 10)
+        fake.create_subscription(
+            JointTrajectory, "arm_controller/joint_trajectory", self._answer if answer else self.commands.append, 10
+        )
         self.joint_state = JointState
         harness.start()
+
+    def _answer(self, command: Any) -> None:
+        """Like a lockstep sim: report the sensors again once a command arrived, the arm at its target."""
+        self.commands.append(command)
+        self.publish_sensors([float(v) for v in command.points[0].positions])
 
     def publish_sensors(self, positions: list[float]) -> bool:
         """One joint state (names b, g, a: order must not matter) and one camera frame; whether the robot has any."""
@@ -86,3 +93,17 @@ def test_no_command_goes_out_on_a_stale_joint_state(ros_harness: RosHarness) -> 
     waited = time.monotonic() - started
     stale = raised.value.evidence["stale"]
     assert (sorted(stale), rig.commands, waited < BINDING.stale_timeout_s + 0.2) == (["front", "joint_state"], [], True)
+
+
+def test_an_observation_right_after_a_command_shows_the_robots_answer_to_it(ros_harness: RosHarness) -> None:
+    rig = Rig(ros_harness, answer=True)
+    ros_harness.wait_until(
+        lambda: min(p.get_subscription_count() for p in (rig.state_pub, rig.image_pub, rig.robot._publisher)) > 0,
+        10.0,
+        "both sides' discovery",
+    )
+    rig.publish_sensors([0.5, -0.25, 0.01])  # once: nothing from before the command is left in flight
+    ros_harness.wait_until(lambda: rig.robot.received == {"joint_state": 1, "front": 1}, 10.0, "the state")
+    rig.robot.act(np.array([0.1, 0.2, 0.03]), 1.0)  # a long period: up to 0.5 s for the answer, slack for CI
+    seen = rig.robot.observe(("front",))
+    assert np.round(seen.state, 6).tolist() == [0.6, -0.05, 0.04]

@@ -11,7 +11,7 @@ from py_trees.common import Status
 
 from bt_executive.skills import FailureKind, SkillCall, SkillManifest
 from bt_executive.skills.call import SkillFeedback
-from bt_executive.skills.vla_skill import VlaOptions, VlaSkill
+from bt_executive.skills.vla_skill import VlaOptions, VlaSkill, _next_slot
 from bt_executive.testing import run_tree
 from tests.vla.scripted import RecordingRobot, ScriptedPolicy, Step, chunk
 
@@ -242,3 +242,15 @@ def test_releasing_a_running_leaf_stops_and_joins_its_worker_and_unregisters_its
         True,
         {},
     )
+
+
+@pytest.mark.parametrize(
+    ("now", "expected"),
+    [
+        (10.05, 10.1),  # on time: the next grid slot
+        (10.17, 10.1),  # a late wake-up (under a period): the grid holds, the next action goes now
+        (10.25, 10.25),  # more than a period behind: re-anchored, the missed slot dropped rather than burst
+    ],
+)
+def test_realtime_pacing_keeps_the_grid_unless_a_whole_period_behind(now: float, expected: float) -> None:
+    assert _next_slot(10.0, 0.1, now) == pytest.approx(expected)
