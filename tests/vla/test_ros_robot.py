@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from bt_executive.skills.robot_interface import SensorStale
-from bt_executive.skills.ros_robot import RosRobot
+from bt_executive.skills.ros_robot import CONTROL_SWITCH_INTERVAL_S, RosRobot
 from bt_executive.skills.sensor_msgs_conversion import image_message
 from bt_executive.skills.vla_robot_binding import GripperBinding, VlaRobotBinding
 from bt_executive.testing import RosHarness
@@ -107,3 +108,16 @@ def test_an_observation_right_after_a_command_shows_the_robots_answer_to_it(ros_
     rig.robot.act(np.array([0.1, 0.2, 0.03]), 1.0)  # a long period: up to 0.5 s for the answer, slack for CI
     seen = rig.robot.observe(("front",))
     assert np.round(seen.state, 6).tolist() == [0.6, -0.05, 0.04]
+
+
+def test_a_process_that_drives_a_robot_over_ros_hands_the_gil_over_within_half_a_millisecond(
+    ros_harness: RosHarness,
+) -> None:
+    """The loop thread must wake on time beside rclpy's executor (see CONTROL_SWITCH_INTERVAL_S)."""
+    saved = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        RosRobot(ros_harness.node("switch"), BINDING)
+        assert sys.getswitchinterval() <= CONTROL_SWITCH_INTERVAL_S
+    finally:
+        sys.setswitchinterval(saved)
