@@ -46,6 +46,13 @@ def execute_task_name(namespace: str) -> str:
     return f"{namespace.rstrip('/')}/bt_executive/execute_task" if namespace else "/bt_executive/execute_task"
 
 
+SETTLE_S = 0.5
+"""How long to wait after the server is seen before the first goal. ``wait_for_server`` says this client
+has discovered the executive, not that the executive has discovered this client's reply channel; a goal
+sent in between runs, but its response can be lost (Fast DDS waits ~100 ms for the channel), and then
+the client never learns of its own task (seen in CI: the task ran, the client timed out)."""
+
+
 class TaskClient:
     """An ExecuteTask client on ``node``; the caller spins the node."""
 
@@ -58,8 +65,11 @@ class TaskClient:
         self._handle: Any = None
 
     def wait_for_server(self, timeout_s: float) -> bool:
-        """Whether the executive answered within ``timeout_s``."""
-        return self._client.wait_for_server(timeout_sec=timeout_s)
+        """Whether the executive answered within ``timeout_s`` (then a short settle, see ``SETTLE_S``)."""
+        if not self._client.wait_for_server(timeout_sec=timeout_s):
+            return False
+        time.sleep(SETTLE_S)
+        return True
 
     def run(
         self,

@@ -154,11 +154,14 @@ class SnapshotStreams:
         return True
 
     def shutdown(self) -> None:
-        """Close every stream and destroy the services."""
-        for topic in self.topics:
-            self.close(topic)
-        for service in self._services:
-            self.node.destroy_service(service)
+        """Stop every stream; the node's teardown destroys the publishers and services.
+
+        Not destroyed here: shutdown runs while the executor may still spin the node (a SIGTERM), and
+        rclpy 9 ends a spinning executor's thread when an entity in its wait set (a publisher's QoS
+        event handler) is destroyed under it ("cannot use Destroyable because destruction was requested").
+        """
+        with self._lock:
+            self._streams.clear()
 
     def _expand(self, topic_name: str) -> str:
         from rclpy.expand_topic_name import expand_topic_name
