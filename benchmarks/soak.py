@@ -124,6 +124,19 @@ class SoakReport:
             return 0.0
         return float(periods[min(len(periods) - 1, int(0.99 * len(periods)))])
 
+    def tick_tenths(self) -> list[tuple[int, float, float]]:
+        """(periods, median ms, p99 ms) of the tick timer in each tenth of the run: a trend, or outliers."""
+        tenth = max(1, len(self.samples) // 10)
+        rows = []
+        for start in range(0, tenth * 10, tenth):
+            periods = sorted(
+                p for s in self.samples[start : start + tenth] for p in s.record.get("tick_periods_ms", [])
+            )
+            if periods:
+                p99 = periods[min(len(periods) - 1, int(0.99 * len(periods)))]
+                rows.append((len(periods), float(statistics.median(periods)), float(p99)))
+        return rows
+
     def figures(self) -> dict[str, Any]:
         """The JSON object: exactly ``JSON_KEYS``."""
         rss_start, rss_end = self.start_end(lambda s: s.rss_kb)
@@ -329,6 +342,10 @@ def _print_table(report: SoakReport, figures: dict[str, Any]) -> None:
     print(f"  {'threads':28s} {threads[0]:12.0f} {threads[1]:12.0f}")
     print(f"  {'open fds':28s} {fds[0]:12.0f} {fds[1]:12.0f}")
     print(f"  {'tick period p99 (ms)':28s} {figures['tick_p99_first_ms']:12.2f} {figures['tick_p99_last_ms']:12.2f}")
+    tenths = report.tick_tenths()
+    print(
+        "  tick periods by tenth (count / median / p99 ms): " + ", ".join(f"{n}/{m:.0f}/{p:.0f}" for n, m, p in tenths)
+    )
     if traced[1]:
         print(f"  {'Python heap, traced (kB)':28s} {traced[0]:12.0f} {traced[1]:12.0f}")
         last = report.samples[-1].record.get("top_growth", [])
