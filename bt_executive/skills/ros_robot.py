@@ -34,7 +34,6 @@ not made per task).
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Iterable
@@ -59,6 +58,7 @@ from bt_executive.skills.sensor_msgs_conversion import (
 )
 from bt_executive.skills.vla_robot_binding import VlaRobotBinding
 from bt_executive.skills.world_state import WorldState
+from bt_executive.switch_interval import use_control_switch_interval
 
 STATE = "joint_state"
 """The name the joint-state stream goes by in staleness reports."""
@@ -68,14 +68,6 @@ FIRST_CONTACT_S = 5.0
 """How long to wait for a sensor that never delivered yet (discovery of a new subscription), not stale_timeout_s."""
 UPDATE_WAIT_SHARE = 0.5
 """Of a command's period, how long ``observe`` waits for the sensors to report after it (the rest is the policy's)."""
-CONTROL_SWITCH_INTERVAL_S = 0.0005
-"""The GIL switch interval in a process that drives a robot over ROS (CPython's default is 5 ms).
-
-The VLA loop sleeps between actions on a worker thread while rclpy's executor runs Python in
-another. At the default, a waking loop thread lost the GIL convoy to the executor: its 0.1 s
-sleeps overshot by up to 0.3-0.9 s and the achieved rate fell to 0.4-0.8x of 10 Hz, run to run
-(benchmarks/vla_loop.py, this 2-core machine). At 0.5 ms the worst overshoot was 20 ms and the
-rate 1.0x. The cost is more frequent GIL hand-offs, small beside a control loop that misses slots."""
 
 
 @dataclass(frozen=True)
@@ -99,8 +91,7 @@ class RosRobot:
         from sensor_msgs.msg import Image, JointState
         from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-        if sys.getswitchinterval() > CONTROL_SWITCH_INTERVAL_S:
-            sys.setswitchinterval(CONTROL_SWITCH_INTERVAL_S)  # the loop's thread must wake on time
+        use_control_switch_interval()  # the loop's thread must wake on time beside the executor
         self.node = node
         self.binding = binding
         self._world = world

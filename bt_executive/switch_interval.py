@@ -1,0 +1,29 @@
+"""A short GIL switch interval for processes whose threads must wake on time beside rclpy's executor.
+
+rclpy's executor runs Python on its own threads (wait-set rebuilds, message conversion,
+callbacks). CPython hands the GIL to a waiting thread only every switch interval (5 ms by
+default), and a thread that wakes from a sleep queues behind a busy one again and again (the
+convoy effect). Measured on this 2-core machine:
+
+- the VLA loop's 0.1 s sleeps overshot by 0.3-0.9 s, and its rate fell to 0.4-0.8x of 10 Hz run
+  to run (``benchmarks/vla_loop.py``); at 0.5 ms the worst overshoot was 20 ms and the rate 1.0x;
+- the executive's 20 Hz tick timer had periods of 100-560 ms in a soak (``benchmarks/soak.py``,
+  tick p99 of the last tenth 1.7-4.4x the first); at 0.5 ms the worst tenth's p99 was 127 ms and
+  the ratio 0.89x.
+
+The cost is more frequent GIL hand-offs, small beside a control loop or a tick that runs late.
+The interval is process-wide, so it is only ever shortened, never lengthened.
+"""
+
+from __future__ import annotations
+
+import sys
+
+CONTROL_SWITCH_INTERVAL_S = 0.0005
+"""The GIL switch interval for a process that ticks a tree or drives a robot (CPython's default: 5 ms)."""
+
+
+def use_control_switch_interval() -> None:
+    """Shorten this process's GIL switch interval to ``CONTROL_SWITCH_INTERVAL_S`` (never lengthen it)."""
+    if sys.getswitchinterval() > CONTROL_SWITCH_INTERVAL_S:
+        sys.setswitchinterval(CONTROL_SWITCH_INTERVAL_S)
