@@ -12,6 +12,7 @@ convoy effect). Measured on this 2-core machine:
   the ratio 0.89x.
 
 The cost is more frequent GIL hand-offs, small beside a control loop or a tick that runs late.
+``bt-executive serve`` sets it for its process, and so does every ``RosRobot``.
 The interval is process-wide, so it is only ever shortened, never lengthened.
 """
 

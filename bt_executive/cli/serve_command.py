@@ -82,6 +82,9 @@ def run_serve(args: argparse.Namespace) -> int:
     planners = PlannerCache(
         lambda profile, registry: make_planner(profile, registry, llm_config, robot, executive.front_camera.frame)
     )
+    from bt_executive.switch_interval import use_control_switch_interval
+
+    use_control_switch_interval()  # the tick timer must wake on time beside the executor's other threads
     with RosProcess() as process:
         executive = ExecutiveNode(process.context, params, planners, namespace=args.namespace)
         process.add(executive.node)

@@ -65,7 +65,6 @@ from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.ros_robot import RosRobot
 from bt_executive.skills.vla_skill import VlaOptions
-from bt_executive.switch_interval import use_control_switch_interval
 from bt_executive.trees.leaf_factory import SkillLeafFactory
 from bt_executive.trees.recovery import load_recovery_policy
 from bt_executive.trees.snapshot import Snapshot
@@ -121,7 +120,6 @@ class ExecutiveNode:
         self.policy = load_recovery_policy(Path(params.recovery) if params.recovery else None)
         self.policy.check_against(self.registry, params.recovery or "config/recovery.yaml")
         self.runs_root = Path(params.run_dir) if params.run_dir else default_runs_root()
-        use_control_switch_interval()  # the tick timer must wake on time beside the executor's other threads
         self.lost_runs = mark_lost_runs(self.runs_root)  # runs of an executive that died mid-task end `lost`
 
         self._task_group = ReentrantCallbackGroup()
