@@ -6,7 +6,7 @@ import math
 import queue
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,13 +96,27 @@ class Rig:
         self.harness.wait_until(lambda: self.node.count_subscribers(topic) == 1, WAIT_S, "the watcher's subscription")
         return received
 
-    def messages_per_tick(self, received: queue.Queue[Any], max_ticks: int = 60) -> list[tuple[bool, int]]:
-        """Tick to the end, one tick per 30 ms: (did the tick change the tree, messages that arrived after it)."""
+    def messages_per_tick(
+        self, received: queue.Queue[Any], expected: Callable[[bool], int], max_ticks: int = 60
+    ) -> list[tuple[bool, int]]:
+        """Tick to the end: (did the tick change the tree, messages that arrived for it).
+
+        After each tick it waits (up to 2 s, for a loaded machine) for the messages the stream should
+        send for it (``expected(changed)``), then 30 ms more for any extra one, before the next tick.
+        """
         out = []
         for _ in range(max_ticks):
             changed = self.tick()
-            time.sleep(0.03)
+            want = expected(changed)
+            deadline = time.monotonic() + 2.0
             count = 0
+            while count < want and time.monotonic() < deadline:
+                try:
+                    received.get(timeout=0.05)
+                    count += 1
+                except queue.Empty:
+                    continue
+            time.sleep(0.03)
             while not received.empty():
                 received.get_nowait()
                 count += 1
@@ -191,12 +205,12 @@ def test_a_custom_composite_is_sent_as_a_behaviour_with_children(rig: Rig) -> No
 
 
 def test_a_changed_only_stream_publishes_only_when_the_tree_changes(rig: Rig) -> None:
-    per_tick = rig.messages_per_tick(rig.subscribe(rig.open(period=math.inf)))
+    per_tick = rig.messages_per_tick(rig.subscribe(rig.open(period=math.inf)), expected=int)
     assert [count for _, count in per_tick] == [int(changed) for changed, _ in per_tick]
 
 
 def test_a_periodic_stream_also_publishes_unchanged_trees(rig: Rig) -> None:
-    per_tick = rig.messages_per_tick(rig.subscribe(rig.open(period=0.0)))
+    per_tick = rig.messages_per_tick(rig.subscribe(rig.open(period=0.0)), expected=lambda _changed: 1)
     assert all(count == 1 for _, count in per_tick)
 
 
