@@ -147,8 +147,11 @@ def match_objects(
         # the bowl is ruled out, the cube inside it instead).
         eligible = (o for o in world.objects if among is None or o.id in among)
         named = {o.id for o in eligible if wanted <= object_words(o, container=False)}
-        by_container = [o.id for o in pool if wanted <= object_words(o)]
-        by_words = [o.id for o in pool if o.id in named] if named else by_container
+        by_words = (
+            [o.id for o in pool if o.id in named]
+            if named
+            else [o.id for o in pool if wanted <= object_words(o)]  # only then by the container's words too
+        )
         if by_words:
             return ObjectMatch(phrase=phrase, ids=tuple(by_words), rule="words")
         linked = _linked_head(words, wanted, pool)
