@@ -27,9 +27,13 @@ in time is used as it is (``max_age_s`` still applies).
 ``act`` publishes one ``JointTrajectory`` point to reach after one control
 period (header stamp: this host's wall clock at publishing, so the robot
 side can measure the latency) and returns at once; the loop paces itself.
-``hold`` publishes the latest measured position as the target. One
-``RosRobot`` per robot binding lives as long as its node (subscriptions are
-not made per task).
+``hold`` publishes where the arm should stay: while the latest command is
+still in flight (its period has not passed) that is the command's own
+target, reached no sooner than it asked, since the joint state in hand may
+predate it and commanding that would pull the arm back (ros_controllers'
+hold uses the desired state for the same reason); otherwise the latest measured position. It is cheap and never
+waits, so the tick thread may call it. One ``RosRobot`` per robot binding
+lives as long as its node (subscriptions are not made per task).
 """
 
 from __future__ import annotations
@@ -71,6 +75,15 @@ UPDATE_WAIT_SHARE = 0.5
 
 
 @dataclass(frozen=True)
+class _Command:
+    sent: float
+    """``time.monotonic()`` at publishing."""
+    duration_s: float
+    target: npt.NDArray[np.float64]
+    """The joint targets as published (gripper clipped)."""
+
+
+@dataclass(frozen=True)
 class _Latest:
     message: Any
     arrived: float
@@ -100,8 +113,8 @@ class RosRobot:
         self._changed = threading.Condition()
         self._latest: dict[str, _Latest] = {}
         self.commands_sent = 0
-        self._commanded: tuple[float, float] | None = None
-        """``time.monotonic()`` of the latest command and its duration, seconds."""
+        self._commanded: _Command | None = None
+        """The latest command: when it was sent, its duration and its target."""
         self.received: dict[str, int] = {}
         """Messages received per sensor (``joint_state`` and each camera name)."""
         group = callback_group or MutuallyExclusiveCallbackGroup()
@@ -167,7 +180,7 @@ class RosRobot:
         with self._changed:
             if self._commanded is None:
                 return
-            sent, duration_s = self._commanded
+            sent, duration_s = self._commanded.sent, self._commanded.duration_s
             deadline = sent + duration_s * UPDATE_WAIT_SHARE
             while True:
                 behind = [n for n in sensors if n not in self._latest or self._latest[n].arrived <= sent]
@@ -227,9 +240,14 @@ class RosRobot:
         self._publish(row, period_s)
 
     def hold(self) -> None:
-        """Command the latest measured position (nothing to do before any joint state arrived)."""
+        """Command the target of a command still in flight, else the latest measured position (else nothing)."""
         with self._changed:
             latest = self._latest.get(STATE)
+            commanded = self._commanded
+        left = commanded.sent + commanded.duration_s - time.monotonic() if commanded is not None else 0.0
+        if commanded is not None and left > 0:  # finish it no faster than it was asked for, then stay
+            self._publish(commanded.target, max(left, HOLD_DURATION_S))
+            return
         if latest is None:
             return
         try:
@@ -252,7 +270,7 @@ class RosRobot:
         message.points = [point]
         self._publisher.publish(message)
         with self._changed:
-            self._commanded = (time.monotonic(), duration_s)
+            self._commanded = _Command(time.monotonic(), duration_s, np.array(row, dtype=np.float64))
         self.commands_sent += 1
 
     def world_state(self) -> WorldState:

@@ -1,4 +1,4 @@
-"""RosRobot on its own: the action space and gripper range of its binding, and no command on stale state."""
+"""RosRobot on its own: the action space and gripper range of its binding, no command on stale state, holding."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from bt_executive.skills.robot_interface import SensorStale
 from bt_executive.skills.ros_robot import RosRobot
-from bt_executive.skills.sensor_msgs_conversion import image_message
+from bt_executive.skills.sensor_msgs_conversion import image_message, stamp_to_seconds
 from bt_executive.skills.vla_robot_binding import GripperBinding, VlaRobotBinding
 from bt_executive.switch_interval import CONTROL_SWITCH_INTERVAL_S
 from bt_executive.testing import RosHarness
@@ -109,6 +109,34 @@ def test_an_observation_right_after_a_command_shows_the_robots_answer_to_it(ros_
     rig.robot.act(np.array([0.1, 0.2, 0.03]), 1.0)  # a long period: up to 0.5 s for the answer, slack for CI
     seen = rig.robot.observe(("front",))
     assert np.round(seen.state, 6).tolist() == [0.6, -0.05, 0.04]
+
+
+def test_a_hold_keeps_the_target_of_a_command_in_flight_and_later_the_measured_position(
+    ros_harness: RosHarness,
+) -> None:
+    """A joint state older than the last command must not pull the arm back to where it was before it."""
+    rig = Rig(ros_harness)
+    ros_harness.wait_until(lambda: rig.publish_sensors([0.5, -0.25, 0.01]), 10.0, "the fake robot's sensors")
+    ros_harness.wait_until(lambda: rig.robot._publisher.get_subscription_count() > 0, 10.0, "the command subscriber")
+    rig.publish_sensors([0.5, -0.25, 0.01])
+    rig.robot.act(np.array([0.1, 0.2, 0.02]), 0.6)  # in flight for 0.6 s; the state in hand predates it
+    rig.robot.hold()
+    ros_harness.wait_until(lambda: len(rig.commands) == 2, 10.0, "the command and the hold")
+    time.sleep(0.8)  # the command (and the hold that finishes it) are done: nothing is in flight
+    rig.publish_sensors([0.55, -0.1, 0.02])
+    ros_harness.wait_until(
+        lambda: rig.robot._latest["joint_state"].message.position[0] == -0.1, 10.0, "the new joint state"
+    )
+    rig.robot.hold()
+    ros_harness.wait_until(lambda: len(rig.commands) == 3, 10.0, "the second hold")
+    targets = [np.round(c.points[0].positions, 6).tolist() for c in rig.commands]
+    within = [round(stamp_to_seconds(c.points[0].time_from_start), 1) for c in rig.commands]
+    assert (targets, within[0], 0.3 < within[1] <= 0.6, within[2]) == (
+        [[0.6, -0.05, 0.03], [0.6, -0.05, 0.03], [0.55, -0.1, 0.02]],
+        0.6,
+        True,
+        0.1,
+    )
 
 
 def test_a_process_that_drives_a_robot_over_ros_hands_the_gil_over_within_half_a_millisecond(
