@@ -212,6 +212,7 @@ class SimSkillServers:
             return
         line = {
             "wall": time.time(),
+            "sim_time": round(self._backend.sim_time, 6),
             "skill": name,
             "goal_id": goal_id.hex(),
             "client": client.hex() if client is not None else None,
