@@ -82,6 +82,7 @@ def run_serve(args: argparse.Namespace) -> int:
     planners = PlannerCache(
         lambda profile, registry: make_planner(profile, registry, llm_config, robot, executive.front_camera.frame)
     )
+    from bt_executive.gc_freeze import freeze_startup_objects
     from bt_executive.switch_interval import use_control_switch_interval
 
     use_control_switch_interval()  # the tick timer must wake on time beside the executor's other threads
@@ -90,6 +91,7 @@ def run_serve(args: argparse.Namespace) -> int:
         process.add(executive.node)
         process.handle_signals(executive.shutdown)
         process.start()
+        freeze_startup_objects()  # full collections then skip what start-up loaded (gc_freeze)
         base = executive.node.get_fully_qualified_name()
         print(
             f"executive ready: tasks at {base}/execute_task, tree at {base}/tree, planner {params.planner}, "

@@ -245,3 +245,13 @@ def test_blackboard_data_comes_from_the_visited_path(rig: Rig) -> None:
     received = rig.subscribe(str(rig.call("open", request).topic_name))
     rig.tick()
     assert [(kv.key, kv.value) for kv in next_message(received).blackboard_on_visited_path] == [("/probe", "7")]
+
+
+def test_a_stream_nobody_subscribes_to_sends_nothing_and_a_late_watcher_gets_the_current_tree(rig: Rig) -> None:
+    topic = rig.open()
+    for _ in range(6):
+        rig.tick()
+    sent_unwatched = rig.streams.sent(topic)
+    received = rig.subscribe(topic)
+    first = next_message(received)
+    assert (sent_unwatched, rig.streams.sent(topic), seen(first)) == (0, 1, expected(rig.tree))
