@@ -91,7 +91,8 @@ def run_serve(args: argparse.Namespace) -> int:
         process.add(executive.node)
         process.handle_signals(executive.shutdown)
         process.start()
-        freeze_startup_objects()  # full collections then skip what start-up loaded (gc_freeze)
+        frozen = freeze_startup_objects()  # full collections then skip what start-up loaded (gc_freeze)
+        logging.getLogger("bt_executive.serve").info("%d start-up objects frozen out of full collections", frozen)
         base = executive.node.get_fully_qualified_name()
         print(
             f"executive ready: tasks at {base}/execute_task, tree at {base}/tree, planner {params.planner}, "
