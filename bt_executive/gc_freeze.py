@@ -6,8 +6,9 @@ Measured in ``benchmarks/soak.py`` (``bt-executive serve``, ~70 k objects at sta
 full collection every 7-8 s took 27-50 ms with the GIL held, long enough to delay the 20 Hz
 tick timer by a period each time; with them frozen, 4-11 ms. ``gc.freeze()`` after start-up
 moves those objects to the permanent generation, which collections skip; what tasks
-allocate afterwards is collected as before. Freezing once is safe: the objects are alive, and a frozen object that later loses
-its last reference is still freed by reference counting (only a frozen *cycle* would stay).
+allocate afterwards is collected as before. Freezing once is safe: the objects are alive,
+and a frozen object that later loses its last reference is still freed by reference
+counting (only a frozen *cycle* would stay).
 """
 
 from __future__ import annotations
