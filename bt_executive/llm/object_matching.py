@@ -10,7 +10,12 @@ objects in the current world state, by the first rule that finds anything:
    lexicon's synonyms (``config/lexicon.yaml``: "green plate" -> ``plate``,
    "crimson block" -> ``red_cube``, "cabinet drawer" -> ``drawer``);
 4. embedding: the head noun, the one word no object has, read as a category
-   present by MiniLM above a high bar (``category_link``), then as rule 3.
+   present by MiniLM above a high bar (``category_link``), then as rule 3;
+5. relation: "the cube on the plate", "the block in the bowl", "the cube that
+   is on the green cube", "the red cube from the bowl": the objects the first
+   part names that rest on (``supported_by``) or are in (``inside``) the one
+   object the second part names ("from", "off" and "out of": either). A source
+   that is the table filters nothing: everything stands on it in the end.
 
 Every word must match, so a different colour or category is never
 substituted: "the purple cube" matches nothing when there is no purple cube,
@@ -38,7 +43,7 @@ from bt_executive.llm.lexicon import load_lexicon
 from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.world_state import ObjectState, WorldState
 
-MatchRule = Literal["exact", "substring", "words", "embedding"]
+MatchRule = Literal["exact", "substring", "words", "embedding", "relation"]
 
 ARTICLES = frozenset({"the", "a", "an", "this", "that", "those", "these"})
 """Leading words that only point at an object, dropped before any rule."""
@@ -159,7 +164,51 @@ def match_objects(
             by_link = [o.id for o in pool if linked <= object_words(o)]
             if by_link:
                 return ObjectMatch(phrase=phrase, ids=tuple(by_link), rule="embedding")
+    related = _related(phrase, world, exclude=exclude, among=among)
+    if related is not None:
+        return ObjectMatch(phrase=phrase, ids=related, rule="relation")
     return ObjectMatch(phrase=phrase, ids=())
+
+
+_RELATION = re.compile(
+    r"^(?P<x>.+?)\s+(?:(?:that|which)\s+(?:is|are|was|were|sits|sit|lies|lie|rests|rest|stands|stand)\s+"
+    r"|(?:sitting|lying|resting|standing|placed|stacked)\s+)?"
+    r"(?P<rel>on top of|on|upon|atop|inside of|inside|within|in|from|off of|off|out of)\s+(?P<y>.+)$"
+)
+_IN_RELATIONS = frozenset({"in", "inside", "inside of", "within"})
+_FROM_RELATIONS = frozenset({"from", "off", "off of", "out of"})
+
+
+def _related(
+    phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
+) -> tuple[str, ...] | None:
+    """Rule 5: the ids a relational phrase names ("the cube on the plate"), or None when it is not one.
+
+    The second part must name exactly one object; the first part is matched by rules 1-5 and kept where
+    the relation holds in ``world``.
+    """
+    split = _RELATION.match(" ".join(phrase.lower().split()))
+    if split is None:
+        return None
+    anchor = match_objects(split.group("y"), world)
+    if len(anchor.ids) != 1:
+        return None
+    where = anchor.ids[0]
+    candidates = match_objects(split.group("x"), world, exclude=exclude, among=among).ids
+    rel = split.group("rel")
+    objects = {o.id: o for o in world.objects}
+    if rel in _FROM_RELATIONS and objects[where].category == "table":
+        return candidates or None
+
+    def holds(obj: ObjectState) -> bool:
+        if rel in _IN_RELATIONS:
+            return obj.inside == where
+        if rel in _FROM_RELATIONS:
+            return where in (obj.inside, obj.supported_by)
+        return obj.supported_by == where
+
+    kept = tuple(i for i in candidates if i != where and holds(objects[i]))
+    return kept or None
 
 
 def _linked_head(words: Sequence[str], wanted: set[str], pool: Sequence[ObjectState]) -> set[str] | None:

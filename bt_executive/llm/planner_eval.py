@@ -40,6 +40,7 @@ class Scenario(BaseModel):
 
     holding: str | None = None
     rests_on: dict[str, str] = Field(default_factory=dict, description="object -> what it rests on instead")
+    inside: dict[str, str] = Field(default_factory=dict, description="object -> the container it is in instead")
     drawer_open: bool = False
     at_home: bool = True
     remove: tuple[str, ...] = ()
@@ -54,6 +55,8 @@ class Scenario(BaseModel):
                 obj = obj.model_copy(update={"supported_by": None, "inside": None})
             elif obj.id in self.rests_on:
                 obj = obj.model_copy(update={"supported_by": self.rests_on[obj.id]})
+            elif obj.id in self.inside:
+                obj = obj.model_copy(update={"supported_by": self.inside[obj.id], "inside": self.inside[obj.id]})
             objects.append(obj)
         drawers = dict.fromkeys(world.drawers, 1.0 if self.drawer_open else 0.0)
         return world.model_copy(

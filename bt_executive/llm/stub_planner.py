@@ -50,12 +50,13 @@ from bt_executive.llm.attempt_history import AttemptHistory, RetryState, call_ke
 from bt_executive.llm.object_matching import (
     AmbiguousObject,
     expand_phrase,
+    match_objects,
     resolve_all,
     resolve_object,
     stated_count,
 )
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind
-from bt_executive.llm.task_grammar import Intent, IntentAction, parse_task
+from bt_executive.llm.task_grammar import Intent, IntentAction, other_splits, parse_task
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
 from bt_executive.skills.call import AttemptRecord, SkillCall
 from bt_executive.skills.conditions import SymbolicState, bind
@@ -375,8 +376,33 @@ class _PlanBuilder:
 
     def add(self, intent: Intent) -> None:
         """Expand one intent into calls (or nothing, when its effect already holds), per object it names."""
-        for each in self.each_object(intent):
+        for each in self.each_object(self.grounded_reading(intent)):
             self.add_one(each)
+
+    def grounded_reading(self, intent: Intent) -> Intent:
+        """The first reading of a placement whose object and target phrases each name one object here.
+
+        "put the cube on the plate in the bowl": (the cube) in (the plate in the bowl) names no target
+        here, (the cube on the plate) in (the bowl) does. The grammar's reading when none does (its
+        refusal then names what did not match)."""
+        readings = [intent, *other_splits(intent)]
+        if len(readings) == 1:
+            return intent
+        for reading in readings:
+            if all(self.names_one(phrase) for phrase in (reading.object, reading.target)):
+                if reading is not intent:
+                    self.notes.append(f"{intent.clause!r} read as {reading.object!r} -> {reading.target!r}")
+                return reading
+        return intent
+
+    def names_one(self, phrase: str | None) -> bool:
+        """Whether a phrase names exactly one object here (a pronoun or a list/quantifier counts as yes)."""
+        if phrase is None:
+            return True
+        phrases, quantified = expand_phrase(phrase)
+        if quantified or len(phrases) != 1:
+            return True
+        return len(match_objects(phrases[0], self.world, exclude=self.history.excluded).ids) == 1
 
     def each_object(self, intent: Intent) -> list[Intent]:
         """One intent per object a list or a quantifier names ("all the cubes": in id order)."""

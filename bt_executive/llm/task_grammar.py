@@ -99,8 +99,9 @@ _ON = r"(?P<rel>on top of|onto|on to|on|into|in to|inside of|inside|in|upon|atop
 _IN_WORDS = frozenset({"in", "into", "in to", "inside", "inside of"})
 # Words that name a destination but not a relation ("move the cube to the bowl"): the target decides.
 _NEUTRAL_WORDS = frozenset({"to", "over", "over to"})
-# Trailing words that add nothing to a placement or a pick ("from the table", "back", "down").
-_FROM = r"(?:\s+(?:from|off|off of|out of)\s+(?:the\s+)?[a-z_ ]+?)?"
+# Where a pick takes the object from ("out of the bowl", "off the plate"): kept with the object phrase,
+# whose grounding checks it ("from the table" checks nothing: everything stands on it).
+_FROM = r"(?:\s+(?P<src>(?:from|off of|off|out of)\s+.+?))?"
 
 # The forms, applied to what follows the verb phrase.
 _FORMS: dict[IntentAction, re.Pattern[str]] = {
@@ -210,6 +211,9 @@ def object_phrase(text: str | None) -> str | None:
 
 def _intent(action: IntentAction, clause: str, groups: dict[str, str | None]) -> Intent | None:
     obj = object_phrase(groups.get("x"))
+    source = groups.get("src")
+    if obj is not None and source:
+        obj = f"{obj} {source}"  # "the red cube out of the bowl": grounded as a relation
     target = object_phrase(groups.get("y"))
     # Either phrase may be a pronoun ("then put it on the plate", "open the drawer and put the cube in
     # it"): None, and the planner resolves it to the previous clause's object (or the one held).
@@ -302,6 +306,8 @@ def _goal_statement(clause: str) -> Intent | None:
     match = _GOAL_STATEMENT.match(clause)
     if match is None or _compiled().unsupported.search(clause):
         return None
+    if match.group("x").split()[-1] in ("that", "which"):
+        return None  # "put the cube that is on the plate in the bowl": a relative clause, not a stated goal
     state = match.group("state")
     if state is not None:
         action = IntentAction.OPEN if state.startswith("open") else IntentAction.CLOSE
@@ -340,6 +346,26 @@ def _ungap(clause: str) -> list[str]:
         return [clause]
     verb = match.group("v")
     return [f"{verb} {match.group('a')}", *_ungap(f"{verb} {match.group('b')}")]
+
+
+def other_splits(intent: Intent) -> list[Intent]:
+    """A placement read with its object and target split at each other relation word, in order.
+
+    "put the cube on the plate in the bowl" is read first as (the cube) in (the plate in the bowl); the
+    planner takes the first reading whose phrases each name one object, here (the cube on the plate) in
+    (the bowl). Empty for anything but a placement written with a verb.
+    """
+    if intent.action is not IntentAction.PUT:
+        return []
+    verb = _compiled().verb_re.match(intent.clause)
+    rest = (verb.group("rest") or "").strip() if verb is not None else ""
+    readings = []
+    for at in re.finditer(rf"(?<=\s){_ON}(?=\s)", rest):
+        x, y = rest[: at.start()].strip(), rest[at.end() :].strip()
+        reading = _intent(IntentAction.PUT, intent.clause, {"x": x, "y": y, "rel": at.group("rel")})
+        if reading is not None and (reading.object, reading.target) != (intent.object, intent.target):
+            readings.append(reading)
+    return readings
 
 
 def parse_task(task: str) -> tuple[Intent, ...]:

@@ -131,3 +131,39 @@ def test_a_colour_word_is_never_linked_to_another_colour_or_a_category(world: Wo
         (),
         (),
     ]
+
+
+def resting(world: WorldState, obj: str, on: str, *, inside: bool = False) -> WorldState:
+    """The world with ``obj`` resting on (or inside) ``on``."""
+    moved = [
+        o.model_copy(update={"supported_by": on, "inside": on if inside else None}) if o.id == obj else o
+        for o in world.objects
+    ]
+    return world.model_copy(update={"objects": tuple(moved)})
+
+
+def test_an_object_is_named_by_what_it_rests_on_or_is_in(world: WorldState) -> None:
+    on_plate = resting(world, "green_cube", "plate")
+    in_bowl = resting(world, "blue_cube", "bowl", inside=True)
+    found = [
+        match_objects("the cube on the plate", on_plate),
+        match_objects("the block that is on the green plate", on_plate),
+        match_objects("the cube in the bowl", in_bowl),
+        match_objects("the cube out of the bowl", in_bowl),
+    ]
+    assert [(m.ids, m.rule) for m in found] == [
+        (("green_cube",), "relation"),
+        (("green_cube",), "relation"),
+        (("blue_cube",), "relation"),
+        (("blue_cube",), "relation"),
+    ]
+
+
+def test_a_relation_that_does_not_hold_matches_nothing_and_the_table_as_a_source_filters_nothing(
+    world: WorldState,
+) -> None:
+    assert (
+        match_objects("the cube on the plate", world).ids,
+        match_objects("the red cube in the bowl", world).ids,
+        match_objects("the red cube from the table", world).ids,
+    ) == ((), (), ("red_cube",))
