@@ -63,6 +63,7 @@ class TaskClient:
         self.action_name = execute_task_name(namespace)
         self._client: ActionClient[Any, Any, Any] = ActionClient(node, ExecuteTask, self.action_name)
         self._handle: Any = None
+        self._sent: Any = None
 
     def wait_for_server(self, timeout_s: float) -> bool:
         """Whether the executive answered within ``timeout_s`` (then a short settle, see ``SETTLE_S``)."""
@@ -89,7 +90,8 @@ class TaskClient:
                     TaskFeedback(plan_index=fb.plan_index, step=fb.step, skill=fb.skill, tree_status=fb.tree_status)
                 )
 
-        sent = self._client.send_goal_async(goal, feedback_callback=feedback)
+        self._handle = None
+        self._sent = sent = self._client.send_goal_async(goal, feedback_callback=feedback)
         self._handle = _wait(sent, started + timeout_s, "the goal response")
         if not self._handle.accepted:
             raise RuntimeError(f"{self.action_name} rejected the task")
@@ -106,10 +108,20 @@ class TaskClient:
             goal_held=None if result.goal_held < 0 else bool(result.goal_held),
         )
 
-    def cancel(self) -> None:
-        """Ask the executive to cancel the task this client sent (its goals are cancelled with it)."""
-        if self._handle is not None:
-            self._handle.cancel_goal_async()
+    def cancel(self, timeout_s: float = 5.0) -> None:
+        """Ask the executive to cancel the task this client sent (its goals are cancelled with it).
+
+        A task sent but not yet answered (the goal response may arrive after the task's first skill
+        started) is cancelled once its goal response arrives, waiting up to ``timeout_s`` for it.
+        """
+        handle, sent = self._handle, self._sent
+        if handle is None and sent is not None:
+            try:
+                handle = _wait(sent, time.monotonic() + timeout_s, "the goal response")
+            except TimeoutError:
+                return
+        if handle is not None and handle.accepted:
+            handle.cancel_goal_async()
 
 
 def _wait(future: Any, deadline: float, what: str) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,11 +51,18 @@ class Rig:
 @pytest.fixture
 def make_rig(
     ros_harness: RosHarness, fake_skill_server: FakeSkillServer, tmp_path: Path, clean_blackboard: None
-) -> Any:
-    def make(*plans: Plan, tick_rate_hz: float = 100.0) -> Rig:
-        return Rig(ros_harness, fake_skill_server, tmp_path / "runs", list(plans), tick_rate_hz)
+) -> Iterator[Any]:
+    rigs: list[Rig] = []
 
-    return make
+    def make(*plans: Plan, tick_rate_hz: float = 100.0) -> Rig:
+        rigs.append(Rig(ros_harness, fake_skill_server, tmp_path / "runs", list(plans), tick_rate_hz))
+        return rigs[-1]
+
+    yield make
+    # A test that failed mid-task leaves its goal's execute callback waiting for the task to end: end it,
+    # or the harness's executor waits for that callback forever when it shuts down.
+    for rig in rigs:
+        rig.executive.shutdown()
 
 
 def start(rig: Rig, *clients: TaskClient) -> None:
