@@ -23,6 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bt_executive.llm.clause_order import reorder_clauses
 from bt_executive.llm.lexicon import Lexicon, load_lexicon
 from bt_executive.llm.object_matching import expand_phrase
 from bt_executive.llm.plan import PlannerError
@@ -368,9 +369,15 @@ def other_splits(intent: Intent) -> list[Intent]:
     return readings
 
 
+def _object_of(clause: str) -> str | None:
+    """The object phrase of one clause, if it parses and names one."""
+    intent = parse_clause(clause)
+    return intent.object if intent is not None else None
+
+
 def parse_task(task: str) -> tuple[Intent, ...]:
     """Parse a task into intents; TaskNotUnderstood (listing the grammar) if any clause is outside it."""
-    text = normalise_task(task)
+    text = reorder_clauses(normalise_task(task), _object_of)
     clauses = split_clauses(text)
     if not clauses:
         raise TaskNotUnderstood(task, task)
