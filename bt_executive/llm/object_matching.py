@@ -15,7 +15,13 @@ objects in the current world state, by the first rule that finds anything:
    is on the green cube", "the red cube from the bowl": the objects the first
    part names that rest on (``supported_by``) or are in (``inside``) the one
    object the second part names ("from", "off" and "out of": either). A source
-   that is the table filters nothing: everything stands on it in the end.
+   that is the table filters nothing: everything stands on it in the end;
+6. position (tried before 5): "the leftmost cube", "the cube on the right",
+   "the nearest block", "the cube closest to the bowl", "the farthest cube
+   from you": of the objects the rest names, the one furthest that way in the
+   robot's frame (x forward, y left) or nearest to / furthest from the robot's
+   base or the one object named after "to"/"from". Two within 1 cm of each
+   other are a tie, refused as ambiguous.
 
 Every word must match, so a different colour or category is never
 substituted: "the purple cube" matches nothing when there is no purple cube,
@@ -33,6 +39,7 @@ that may match several objects.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Collection, Iterable, Sequence
 from typing import Literal
@@ -43,7 +50,7 @@ from bt_executive.llm.lexicon import load_lexicon
 from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.world_state import ObjectState, WorldState
 
-MatchRule = Literal["exact", "substring", "words", "embedding", "relation"]
+MatchRule = Literal["exact", "substring", "words", "embedding", "position", "relation"]
 
 ARTICLES = frozenset({"the", "a", "an", "this", "that", "those", "these"})
 """Leading words that only point at an object, dropped before any rule."""
@@ -164,10 +171,70 @@ def match_objects(
             by_link = [o.id for o in pool if linked <= object_words(o)]
             if by_link:
                 return ObjectMatch(phrase=phrase, ids=tuple(by_link), rule="embedding")
+    placed = _by_position(phrase, world, exclude=exclude, among=among)
+    if placed is not None:
+        return ObjectMatch(phrase=phrase, ids=placed, rule="position")
     related = _related(phrase, world, exclude=exclude, among=among)
     if related is not None:
         return ObjectMatch(phrase=phrase, ids=related, rule="relation")
     return ObjectMatch(phrase=phrase, ids=())
+
+
+_ROBOT = r"(?:you|me|us|the robot|the arm|the base|your base)"
+_EXTREMES = {
+    "leftmost": "left",
+    "left most": "left",
+    "rightmost": "right",
+    "right most": "right",
+    "nearest": "near",
+    "closest": "near",
+    "farthest": "far",
+    "furthest": "far",
+}
+_EXTREME = "|".join(sorted(_EXTREMES, key=len, reverse=True))
+_POSITION = (
+    re.compile(rf"^(?:the\s+)?(?P<sup>{_EXTREME})\s+(?P<x>.+?)(?:\s+(?:to|from)\s+(?P<y>.+))?$"),
+    re.compile(rf"^(?P<x>.+?)\s+(?:that\s+is\s+|which\s+is\s+)?(?P<sup>{_EXTREME})\s+(?:to\s+|from\s+)?(?P<y>.+)$"),
+    re.compile(r"^(?P<x>.+?)\s+(?:on|to|at)\s+(?:the\s+|your\s+|my\s+)?(?P<sup>left|right)(?:\s+side)?$"),
+)
+TIE_M = 0.01
+"""Two objects whose positions differ by less than this (metres) along the asked direction are a tie."""
+
+
+def _by_position(
+    phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
+) -> tuple[str, ...] | None:
+    """Rule 6: the object an extreme position picks out ("the leftmost cube"), ties both; None if not one."""
+    text = " ".join(phrase.lower().split())
+    for pattern in _POSITION:
+        found = pattern.match(text)
+        if found is not None:
+            break
+    else:
+        return None
+    sup = _EXTREMES.get(found.group("sup"), found.group("sup"))
+    candidates = match_objects(found.group("x"), world, exclude=exclude, among=among).ids
+    objects = {o.id: o for o in world.objects}
+    anchor = (0.0, 0.0)  # the robot's base
+    y = found.groupdict().get("y")
+    if y and not re.fullmatch(_ROBOT, y):
+        named = match_objects(y, world).ids
+        if len(named) != 1:
+            return None
+        anchor = objects[named[0]].position[:2]
+        candidates = tuple(i for i in candidates if i != named[0])
+    if not candidates:
+        return None
+
+    def score(object_id: str) -> float:
+        x, yy = float(objects[object_id].position[0]), float(objects[object_id].position[1])
+        if sup in ("left", "right"):
+            return yy if sup == "left" else -yy
+        distance = math.hypot(x - anchor[0], yy - anchor[1])
+        return -distance if sup == "near" else distance
+
+    best = max(score(i) for i in candidates)
+    return tuple(i for i in candidates if best - score(i) < TIE_M)
 
 
 _RELATION = re.compile(

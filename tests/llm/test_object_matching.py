@@ -167,3 +167,27 @@ def test_a_relation_that_does_not_hold_matches_nothing_and_the_table_as_a_source
         match_objects("the red cube in the bowl", world).ids,
         match_objects("the red cube from the table", world).ids,
     ) == ((), (), ("red_cube",))
+
+
+def test_an_object_is_named_by_its_position_in_the_robots_frame(world: WorldState) -> None:
+    """Seed 0: blue is furthest left (largest y) and furthest away, green nearest and furthest right."""
+    phrases = ["the leftmost cube", "the cube on the right", "the nearest block", "the cube closest to the bowl"]
+    found = [match_objects(p, world) for p in phrases]
+    assert [(m.ids, m.rule) for m in found] == [
+        (("blue_cube",), "position"),
+        (("green_cube",), "position"),
+        (("green_cube",), "position"),
+        (("blue_cube",), "position"),
+    ]
+
+
+def test_two_objects_level_with_each_other_are_a_tie(world: WorldState) -> None:
+    twin = with_second_red_cube(world)
+    red = twin.object("red_cube")
+    assert red is not None
+    level = [
+        o.model_copy(update={"position": (0.2, red.position[1], 0.02)}) if o.id == "red_cube_2" else o
+        for o in twin.objects
+    ]
+    with pytest.raises(AmbiguousObject):
+        resolve_object("the leftmost red block", twin.model_copy(update={"objects": tuple(level)}))
