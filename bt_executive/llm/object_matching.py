@@ -75,14 +75,16 @@ class ObjectMatchError(PlannerError):
 class UnknownObject(ObjectMatchError, PlannerRefused):
     """No object in the world state matches the phrase: the task names something that is not here."""
 
-    def __init__(self, phrase: str, known: Iterable[str], excluded: Iterable[str] = ()) -> None:
+    def __init__(self, phrase: str, known: Iterable[str], excluded: Iterable[str] = (), why: str = "") -> None:
         self.phrase = phrase
         self.known = tuple(known)
         self.excluded = tuple(excluded)
         ruled_out = f" (ruled out after failed attempts: {', '.join(self.excluded)})" if self.excluded else ""
+        because = f" ({why})" if why else ""
+        there = ", ".join(self.known) or "none"
         PlannerRefused.__init__(
             self,
-            f"no object matches {phrase!r}{ruled_out}; objects in the world: {', '.join(self.known) or 'none'}",
+            f"no object matches {phrase!r}{because}{ruled_out}; objects in the world: {there}",
             RefusalKind.NO_SUCH_OBJECT,
         )
 
@@ -297,6 +299,20 @@ def _linked_head(words: Sequence[str], wanted: set[str], pool: Sequence[ObjectSt
     return None if category is None else (wanted - {head}) | {category}
 
 
+def _relation_miss(phrase: str, world: WorldState) -> str:
+    """Why a relational phrase matched nothing ("red_cube is not in bowl"), or '' when it is not one."""
+    split = _RELATION.match(" ".join(phrase.lower().split()))
+    if split is None:
+        return ""
+    anchor = match_objects(split.group("y"), world).ids
+    named = [i for i in match_objects(split.group("x"), world).ids if i not in anchor]
+    if len(anchor) != 1 or not named:
+        return ""
+    rel = split.group("rel")
+    where = "in" if rel in _IN_RELATIONS else "in or on" if rel in _FROM_RELATIONS else "on"
+    return f"{', '.join(named)} {'is' if len(named) == 1 else 'are'} not {where} {anchor[0]}"
+
+
 def resolve_object(
     phrase: str, world: WorldState, *, exclude: Collection[str] = (), among: Collection[str] | None = None
 ) -> ObjectMatch:
@@ -306,7 +322,7 @@ def resolve_object(
         if exclude and match_objects(phrase, world, among=among).ids:
             raise RuledOutObject(phrase, sorted(exclude))
         known = sorted(o.id for o in world.objects if o.id not in exclude and (among is None or o.id in among))
-        raise UnknownObject(phrase, known, sorted(exclude))
+        raise UnknownObject(phrase, known, sorted(exclude), why=_relation_miss(phrase, world))
     if len(match.ids) > 1:
         raise AmbiguousObject(phrase, match.ids)
     return match

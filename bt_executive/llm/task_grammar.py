@@ -246,6 +246,8 @@ def parse_clause(clause: str) -> Intent | None:
         return stated
     if (tower := _tower(clause)) is not None:
         return tower
+    if (filled := _FILL.match(clause)) is not None:  # "fill the bowl with the cubes": put them in it
+        return _intent(IntentAction.PUT, clause, {"x": filled.group("x"), "y": filled.group("y"), "rel": "in"})
     verb = grammar.verb_re.match(clause)
     if verb is None:
         return None
@@ -275,6 +277,9 @@ _TOWER = re.compile(
     r"(?P<x>.+?)|(?:stack|pile)\s+(?:up\s+)?(?P<y>.+?)(?:\s+up)?(?:\s+(?:on top of each other|on each other|"
     r"into a (?:tower|stack|pile)))?)$"
 )
+
+
+_FILL = re.compile(r"^(?:fill|load)\s+(?:up\s+)?(?P<y>.+?)\s+(?:up\s+)?with\s+(?P<x>.+)$")
 
 
 def _tower(clause: str) -> Intent | None:

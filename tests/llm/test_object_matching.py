@@ -191,3 +191,9 @@ def test_two_objects_level_with_each_other_are_a_tie(world: WorldState) -> None:
     ]
     with pytest.raises(AmbiguousObject):
         resolve_object("the leftmost red block", twin.model_copy(update={"objects": tuple(level)}))
+
+
+def test_a_relation_that_does_not_hold_is_refused_saying_so(world: WorldState) -> None:
+    with pytest.raises(UnknownObject) as refused:
+        resolve_object("the red cube out of the bowl", world)
+    assert "(red_cube is not in or on bowl)" in str(refused.value)
