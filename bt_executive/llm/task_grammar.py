@@ -95,7 +95,8 @@ class TaskNotUnderstood(PlannerError):
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an|that|this)\s+")
-_PRONOUN = frozenset({"it", "that", "this", "them", "one", "those", "these", "both of them", "all of them"})
+_PRONOUN = frozenset({"it", "that", "this", "them", "one", "those", "these", "both of them", "all of them", "top"})
+"""Words that stand for an object named before ("top": "then put the green one on top")."""
 _ON = r"(?P<rel>on top of|onto|on to|on|into|in to|inside of|inside|in|upon|atop|over to|over|to)"
 _IN_WORDS = frozenset({"in", "into", "in to", "inside", "inside of"})
 # Words that name a destination but not a relation ("move the cube to the bowl"): the target decides.
@@ -250,7 +251,7 @@ def parse_clause(clause: str) -> Intent | None:
         return _intent(IntentAction.PUT, clause, {"x": filled.group("x"), "y": filled.group("y"), "rel": "in"})
     verb = grammar.verb_re.match(clause)
     if verb is None:
-        return None
+        return _verbless(clause)
     rest = (verb.group("rest") or "").strip()
     if grammar.unsupported.search(rest):
         return None  # "next to the plate": a relation no skill makes; not guessed at
@@ -277,6 +278,25 @@ _TOWER = re.compile(
     r"(?P<x>.+?)|(?:stack|pile)\s+(?:up\s+)?(?P<y>.+?)(?:\s+up)?(?:\s+(?:on top of each other|on each other|"
     r"into a (?:tower|stack|pile)))?)$"
 )
+
+
+_QUESTION = re.compile(r"\b(?:what|where|which|who|why|how|is|are|do|does|can|could)\b")
+
+
+def _verbless(clause: str) -> Intent | None:
+    """ "red cube on the plate", "the blue block to the bowl": a placement with its verb left out.
+
+    Only when what comes first ends in a category word the lexicon knows ("cube", "block"): "fly to the
+    moon" is not a placement, and stays outside the grammar."""
+    match = _FORMS[IntentAction.PUT].match(clause)
+    if match is None or not match.group("x") or _QUESTION.search(match.group("x")):
+        return None
+    lex = load_lexicon()
+    if match.group("x").split()[-1] not in lex.category_words() | set(lex.categories):
+        return None
+    if _compiled().unsupported.search(clause):
+        return None
+    return _intent(IntentAction.PUT, clause, match.groupdict())
 
 
 _FILL = re.compile(r"^(?:fill|load)\s+(?:up\s+)?(?P<y>.+?)\s+(?:up\s+)?with\s+(?P<x>.+)$")
