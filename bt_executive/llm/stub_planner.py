@@ -409,7 +409,7 @@ class _PlanBuilder:
         if intent.object is None:
             return [intent]
         phrases, quantified = expand_phrase(intent.object)
-        if not quantified and len(phrases) == 1:
+        if not quantified and len(phrases) == 1 and intent.excluding is None:
             if intent.tower:
                 raise UnplannableStep(f"{intent.clause!r}: a tower needs two objects or more")
             return [intent]
@@ -421,6 +421,15 @@ class _PlanBuilder:
                 ids.extend(i for i in found if i != target and i not in ids)
             else:
                 ids.append(self.resolve(phrase, intent))
+        if intent.excluding is not None:
+            left_out = {self.resolve(p, intent) for p in expand_phrase(intent.excluding)[0]}
+            ids = [i for i in ids if i not in left_out]
+            if not ids:
+                raise PlannerRefused(
+                    f"{intent.clause!r}: nothing is left once {intent.excluding!r} is left out",
+                    RefusalKind.NO_SUCH_OBJECT,
+                )
+            self.notes.append(f"left out {intent.excluding!r}: {', '.join(sorted(left_out))}")
         count = stated_count(intent.object)
         if count is not None and count != len(ids):
             raise PlannerRefused(

@@ -78,6 +78,7 @@ class Intent(BaseModel):
     relation: Literal["on", "in"] | None = None
     direction: Direction | None = None
     tower: bool = Field(default=False, description="stack the objects on each other (no target named)")
+    excluding: str | None = Field(default=None, description="objects left out of a plural ('except the red one')")
 
 
 class TaskNotUnderstood(PlannerError):
@@ -211,7 +212,23 @@ def object_phrase(text: str | None) -> str | None:
     return None if not bare or bare in _PRONOUN else phrase
 
 
+_EXCEPT = re.compile(
+    r"^(?P<kept>.+?)\s*,?\s+(?:except(?:\s+for)?|but\s+not|but|other\s+than|apart\s+from|excluding|save\s+for)"
+    r"\s+(?P<ex>.+)$"
+)
+
+
+def _except(phrase: str | None) -> tuple[str | None, str | None]:
+    """A phrase without its exception ("all cubes but the blue one" -> "all cubes", "the blue one")."""
+    found = _EXCEPT.match(phrase) if phrase else None
+    return (phrase, None) if found is None else (found.group("kept"), found.group("ex"))
+
+
 def _intent(action: IntentAction, clause: str, groups: dict[str, str | None]) -> Intent | None:
+    x, excluding = _except(groups.get("x"))
+    y, excluding_after = _except(groups.get("y"))  # "move every cube to the plate except the red one"
+    groups = {**groups, "x": x, "y": y}
+    excluding = excluding or excluding_after
     obj = object_phrase(groups.get("x"))
     source = groups.get("src")
     if obj is not None and source:
@@ -231,6 +248,7 @@ def _intent(action: IntentAction, clause: str, groups: dict[str, str | None]) ->
         target=target,
         relation=relation,
         direction=_compiled().direction_of[direction] if direction else None,
+        excluding=excluding,
     )
 
 
