@@ -367,6 +367,8 @@ def expand_phrase(phrase: str) -> tuple[tuple[str, ...], bool]:
     """
     lex = load_lexicon()
     text = " ".join(phrase.lower().split())
+    if re.match(r"^(?:one|any|either)\s+of\s+", text):  # "one of the cubes": a single object, any one
+        return ((phrase,), False)
     quantified = False
     counted = _COUNTED.match(text)
     if counted is not None:  # "the three cubes": every match (the planner checks the count)

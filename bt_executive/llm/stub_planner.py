@@ -40,6 +40,7 @@ saying what was tried. An empty plan means the task is already done.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
@@ -72,6 +73,8 @@ PARKING_SURFACE = "table"
 """Where a held object is put down when the next step needs an empty gripper."""
 
 _MOVES_HELD = frozenset({IntentAction.PUT, IntentAction.POUR, IntentAction.STACK})
+_INDEFINITE = re.compile(r"^(?:a|an|any|some|either|one)\b")
+"""Phrases that ask for any one of their matches ("a cube", "any block", "one of the cubes")."""
 
 CHAIN_DEPTH = 3
 """How many achieving steps deep backward chaining may go for one unmet precondition."""
@@ -203,6 +206,11 @@ class _PlanBuilder:
             if intent.action in _MOVES_HELD and held is not None and held in err.candidates:
                 self.notes.append(f"{phrase!r} -> {held} (the one held)")
                 return held
+            if _INDEFINITE.match(phrase.strip().lower()):  # "a cube": any one will do, the nearest
+                chosen = min(err.candidates, key=lambda c: (self._reach(c), c))
+                self.notes.append(f"{phrase!r} -> {chosen} (any one of {', '.join(err.candidates)}: the nearest)")
+                self.antecedent = chosen
+                return chosen
             # "the red cube on the green one", "..., then the green one": 'one' is of the kind of the
             # previous clause's object, else of the object named just before.
             for before in (self.last_object, self.antecedent):
@@ -218,6 +226,11 @@ class _PlanBuilder:
         if match.rule != "exact":
             self.notes.append(f"{phrase!r} -> {object_id} ({match.rule})")
         return object_id
+
+    def _reach(self, object_id: str) -> float:
+        """How far an object is from the robot's base (metres, in the table plane)."""
+        found = self.world.object(object_id)
+        return math.hypot(found.position[0], found.position[1]) if found is not None else math.inf
 
     # -- emitting calls ---------------------------------------------------------------------------
 

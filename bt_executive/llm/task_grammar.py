@@ -340,7 +340,8 @@ def _tower(clause: str) -> Intent | None:
 # "the red cube should be in the bowl", "make sure the drawer is open": the goal stated, not the action.
 _GOAL_STATEMENT = re.compile(
     r"^(?:(?:make sure|ensure|see to it|check)\s+(?:that\s+)?)?(?P<x>.+?)\s+"
-    r"(?:is|are|should be|must be|needs to be|need to be|has to be|have to be|ends up|end up|to be)\s+"
+    r"(?:is|are|should be|must be|needs to be|need to be|has to be|have to be|ends up|end up|to be|should go|"
+    r"must go|needs to go|has to go|goes)\s+"
     rf"(?:(?P<state>open|opened|closed|shut)|{_ON}\s+(?P<y>.+))$"
 )
 
