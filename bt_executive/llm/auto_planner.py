@@ -62,6 +62,7 @@ class AutoPlanner:
     def plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> Plan:
         """Refuse what no skill serves; plan by grammar; else ask the fallback model with context."""
         refuse_out_of_scope(task)
+        refuse_prohibition(task)
         try:
             return self._grammar.plan(task, world_state, prior_attempts)
         except TaskNotUnderstood as err:
@@ -134,6 +135,32 @@ def refuse_out_of_scope(task: str) -> None:
         )
 
 
+_PROHIBITION = re.compile(r"(?:^|,|\band\b|\bbut\b|\bthen\b)\s*(?:please\s+)?(?:don\s*t|do\s+not|never|avoid)\b")
+_STOP = re.compile(
+    r"^(?:please\s+)?(?:stop|halt|freeze|wait|pause|abort|cancel)(?:\s+(?:it|that|now|moving|everything))*$"
+)
+
+
+def refuse_prohibition(task: str) -> None:
+    """Refuse a task that says what not to do ("don't touch the blue cube") or only to stop ("stop").
+
+    No planner here can honour a prohibition, and a model might plan the very action it forbids; a
+    request to stop has nothing to plan (sending it as a new task has already preempted the running one).
+    """
+    text = normalise_task(task)
+    if _STOP.match(text):
+        raise PlannerRefused(
+            f"{task!r} asks to stop, which plans nothing (sent as a task, it has preempted any running one)",
+            RefusalKind.OUT_OF_SCOPE,
+        )
+    if _PROHIBITION.search(text):
+        raise PlannerRefused(
+            f"{task!r} says what not to do; this planner cannot honour a prohibition, so it plans nothing: "
+            "say only what to do",
+            RefusalKind.OUT_OF_SCOPE,
+        )
+
+
 def _first_phrase(text: str, phrases: Sequence[str]) -> str | None:
     """The first of ``phrases`` that occurs in ``text`` as whole words."""
     for phrase in phrases:
@@ -142,4 +169,4 @@ def _first_phrase(text: str, phrases: Sequence[str]) -> str | None:
     return None
 
 
-__all__ = ["PLANNER_NAME", "AutoPlanner", "PlannerError", "refuse_out_of_scope"]
+__all__ = ["PLANNER_NAME", "AutoPlanner", "PlannerError", "refuse_out_of_scope", "refuse_prohibition"]
