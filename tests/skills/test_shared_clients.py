@@ -150,8 +150,9 @@ def test_a_leaf_whose_server_died_leaves_nothing_once_its_requests_are_stale(rig
     client.stale_after_s = 0.2  # in service: STALE_REQUEST_S (30 s)
     time.sleep(0.3)
     client.prune_stale()
-    # The cancel request the dead server never answers is what pruning is for.
-    assert (held_before_pruning["pending_cancel_requests"], client.holds()) == (1, nothing_held(client))
+    # The cancel requests the dead server never answers are what pruning is for: one per goal request the
+    # leaf sent (a loaded machine may have re-sent it before the server died).
+    assert (held_before_pruning["pending_cancel_requests"] >= 1, client.holds()) == (True, nothing_held(client))
 
 
 def test_a_leaf_that_never_found_its_server_leaves_nothing(rig: Rig) -> None:
