@@ -218,6 +218,9 @@ _EXCEPT = re.compile(
 )
 
 
+_TRAILING_TOO = re.compile(r"\s+(?:too|as well|also)$")
+
+
 def _except(phrase: str | None) -> tuple[str | None, str | None]:
     """A phrase without its exception ("all cubes but the blue one" -> "all cubes", "the blue one")."""
     found = _EXCEPT.match(phrase) if phrase else None
@@ -227,6 +230,8 @@ def _except(phrase: str | None) -> tuple[str | None, str | None]:
 def _intent(action: IntentAction, clause: str, groups: dict[str, str | None]) -> Intent | None:
     x, excluding = _except(groups.get("x"))
     y, excluding_after = _except(groups.get("y"))  # "move every cube to the plate except the red one"
+    if y is not None:
+        y = _TRAILING_TOO.sub("", y)  # "then put the red cube in the bowl too"
     groups = {**groups, "x": x, "y": y}
     excluding = excluding or excluding_after
     obj = object_phrase(groups.get("x"))
