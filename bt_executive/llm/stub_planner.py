@@ -73,6 +73,7 @@ PARKING_SURFACE = "table"
 """Where a held object is put down when the next step needs an empty gripper."""
 
 _MOVES_HELD = frozenset({IntentAction.PUT, IntentAction.POUR, IntentAction.STACK})
+_OR = re.compile(r"\s+or\s+")
 _INDEFINITE = re.compile(r"^(?:a|an|any|some|either|one)\b")
 """Phrases that ask for any one of their matches ("a cube", "any block", "one of the cubes")."""
 
@@ -194,6 +195,12 @@ class _PlanBuilder:
             if among is not None and referent not in among:
                 raise UnplannableStep(f"'it' in {intent.clause!r} refers to {referent}, which cannot be used there")
             return referent
+        alternatives = _OR.split(phrase)
+        if len(alternatives) > 1:  # "the red cube or the blue cube": either will do, the nearest
+            options = sorted({self.resolve(part, intent, among=among) for part in alternatives})
+            chosen = min(options, key=lambda c: (self._reach(c), c))
+            self.notes.append(f"{phrase!r} -> {chosen} (either of {', '.join(options)}: the nearest)")
+            return chosen
         held = self.held()
         if held is not None and _HELD_PHRASE.search(phrase) and (among is None or held in among):
             self.notes.append(f"{phrase!r} -> {held} (the one held)")

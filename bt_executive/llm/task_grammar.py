@@ -281,6 +281,11 @@ def parse_clause(clause: str) -> Intent | None:
     for action in grammar.verbs[verb.group("v")]:
         if action is IntentAction.PUSH:
             match = grammar.push.match(rest)
+            kept, excluding = _except(rest)
+            pushed = grammar.push.match(kept) if match is None and kept and excluding is not None else None
+            if pushed is not None:
+                # "push all the cubes forward except the blue one"
+                return _intent(action, clause, {**pushed.groupdict(), "x": f"{pushed.group('x')} except {excluding}"})
         elif not rest and action is IntentAction.PUT:
             continue
         else:
