@@ -7,6 +7,7 @@
     "put the red cube on the plate after you put the blue
      cube in the bowl"                                       -> "put the blue cube in the bowl, then put ..."
     "once you have opened the drawer, put the cube in it"    -> "open the drawer, then put the cube in it"
+    "tidy up by putting all the cubes in the bowl"           -> "put all the cubes in the bowl"
 
 The clause that was subordinate starts with a gerund ("opening") or a past
 participle ("opened"); it is turned back into the verb the lexicon knows
@@ -59,12 +60,19 @@ def _as_command(clause: str) -> str | None:
 _PRONOUN = re.compile(r"\b(?:it|them)\b")
 
 
+_BY = re.compile(r"^(?P<goal>.+?)\s+by\s+(?P<means>\w+ing\b.*)$")
+
+
 def reorder_clauses(text: str, object_of: Callable[[str], str | None] = lambda _clause: None) -> str:
     """``text`` (normalised) with a "before"/"after"/"once" clause put where it happens; else ``text``.
 
     ``object_of`` names a clause's object phrase: a pronoun in the clause that now comes first, whose
     referent now comes second ("close the drawer after you put the cube in it"), is replaced by it.
+    "Tidy the table by putting the cubes in the bowl" becomes what it is done by: "put the cubes in the bowl".
     """
+    by = _BY.match(text)
+    if by is not None and (means := _as_command(by.group("means"))) is not None:
+        text = means
     for pattern in (_LEADING, _TRAILING):
         match = pattern.match(text)
         if match is None or _NOT_ORDER.match(match.group("a")):

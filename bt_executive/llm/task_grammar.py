@@ -320,8 +320,11 @@ def _verbless(clause: str) -> Intent | None:
     if match is None or not match.group("x") or _QUESTION.search(match.group("x")):
         return None
     lex = load_lexicon()
-    if match.group("x").split()[-1] not in lex.category_words() | set(lex.categories):
-        return None
+    words = match.group("x").split()
+    nouns = lex.category_words() | set(lex.categories)
+    starts = {"the", "a", "an", "this", "that", "all", "every", "each", "both"} | lex.colour_words() | nouns
+    if len(words) > 4 or words[-1] not in nouns or words[0] not in starts:
+        return None  # an object phrase ("the red cube"), not a sentence that happens to end in "cube"
     if _compiled().unsupported.search(clause):
         return None
     return _intent(IntentAction.PUT, clause, match.groupdict())

@@ -15,6 +15,7 @@ from bt_executive.llm.clause_order import reorder_clauses
         ("put the red cube in the bowl before you go home", "put the red cube in the bowl, then go home"),
         ("once you have opened the drawer, put it inside", "open the drawer, then put it inside"),
         ("go home after dropping the cube", "drop the cube, then go home"),
+        ("tidy up the table by putting all cubes in the bowl", "put all cubes in the bowl"),
         ("put the red cube on the plate", "put the red cube on the plate"),
         ("put the cube back where it was before", "put the cube back where it was before"),
         ("put the cube on the plate and go home after that", "put the cube on the plate and go home after that"),
