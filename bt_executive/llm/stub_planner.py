@@ -437,7 +437,7 @@ class _PlanBuilder:
         for phrase in phrases:
             if quantified:
                 found = resolve_all(phrase, self.world, exclude=self.history.excluded)
-                target = self.resolve(intent.target, intent) if intent.target is not None else None
+                target = self.resolve(intent.target, intent) if intent.target and not intent.tower else None
                 ids.extend(i for i in found if i != target and i not in ids)
             else:
                 ids.append(self.resolve(phrase, intent))
@@ -469,6 +469,12 @@ class _PlanBuilder:
             # "stack all the cubes on the plate": a tower, each one on the one before; "build a tower of
             # the cubes": the first one is the base.
             if intent.tower:
+                if intent.target is not None:  # "with the blue cube at the bottom": it is one of the tower's
+                    bottom = self.resolve(intent.target, intent)
+                    ids = [bottom, *(i for i in ids if i != bottom)]
+                if intent.top is not None:
+                    top = self.resolve(intent.top, intent)
+                    ids = [*(i for i in ids if i != top), top]
                 if len(ids) < 2:
                     raise UnplannableStep(f"{intent.clause!r}: a tower needs two objects or more, found {ids}")
                 base, ids = ids[0], ids[1:]

@@ -79,6 +79,7 @@ class Intent(BaseModel):
     direction: Direction | None = None
     tower: bool = Field(default=False, description="stack the objects on each other (no target named)")
     excluding: str | None = Field(default=None, description="objects left out of a plural ('except the red one')")
+    top: str | None = Field(default=None, description="the object a tower ends with ('with the red cube on top')")
 
 
 class TaskNotUnderstood(PlannerError):
@@ -302,10 +303,18 @@ def parse_clause(clause: str) -> Intent | None:
 
 # "build a tower of the cubes", "stack the cubes on top of each other", "pile the blocks up".
 _TOWER = re.compile(
-    r"^(?:(?:build|make|form|create)\s+(?:a\s+)?(?:tower|stack|pile)\s+(?:of|with|from|out of|using)\s+"
-    r"(?P<x>.+?)|(?:stack|pile)\s+(?:up\s+)?(?P<y>.+?)(?:\s+up)?(?:\s+(?:on top of each other|on each other|"
-    r"into a (?:tower|stack|pile)))?)$"
+    r"^(?:(?:build|make|form|create)\s+(?:a\s+)?(?:tower|stack|pile)(?:\s+(?:of|with|from|out of|using)\s+"
+    r"(?P<x>.+?))?|(?:stack|pile)\s+(?:up\s+)?(?P<y>.+?)(?:\s+up)?(?:\s+(?:on top of each other|on each other|"
+    r"into a (?:tower|stack|pile)))?|(?:arrange|put|place|organi[sz]e|set)\s+(?P<z>.+?)\s+(?:in|into|as)\s+"
+    r"(?:a\s+)?(?:tower|stack|pile))$"
 )
+# "..., with the blue cube at the bottom", "... with the red one on top", "... with green as the base"
+_TOWER_END = re.compile(
+    r"^(?P<rest>.+?),?\s+with\s+(?P<who>.+?)\s+(?:(?:at|on)\s+the\s+(?P<at>bottom|base|top)|as\s+the\s+"
+    r"(?P<as>bottom|base|top)|on\s+(?P<on>top))$"
+)
+_EVERY_CUBE = "all the cubes"
+"""What "build a tower" with nothing named is built of."""
 
 
 _QUESTION = re.compile(r"\b(?:what|where|which|who|why|how|is|are|do|does|can|could)\b")
@@ -334,20 +343,36 @@ _FILL = re.compile(r"^(?:fill|load)\s+(?:up\s+)?(?P<y>.+?)\s+(?:up\s+)?with\s+(?
 
 
 def _tower(clause: str) -> Intent | None:
-    """A tower of the objects named, when the clause asks for one and names no base."""
-    match = _TOWER.match(clause)
+    """A tower of the objects named (all the cubes when none is), when the clause asks for one and names no
+    base outside it; "with X at the bottom" / "with X on top" say which of them starts or ends it."""
+    bottom = top = None
+    end = _TOWER_END.match(clause)
+    if end is not None:
+        clause_rest, which = end.group("rest"), end.group("at") or end.group("as") or end.group("on")
+        bottom, top = (None, end.group("who")) if which == "top" else (end.group("who"), None)
+    else:
+        clause_rest = clause
+    match = _TOWER.match(clause_rest)
     if match is None:
         return None
     stacked = match.group("y")
     if stacked is not None and re.search(r"\s(?:on|onto|upon|atop|in|into)\s", f" {stacked} "):
         return None  # "pile the cubes up on the plate": a base is named, the stack form reads it
-    phrase = object_phrase(match.group("x") or stacked)
+    named = match.group("x") or stacked or match.group("z")
+    phrase = object_phrase(named) if named is not None else _EVERY_CUBE
     if phrase is None:
         return None
     phrases, quantified = expand_phrase(phrase)
     if not quantified and len(phrases) < 2:
         return None  # "stack the red cube": one object, and no base to stack it on
-    return Intent(action=IntentAction.STACK, clause=clause, object=phrase, tower=True)
+    return Intent(
+        action=IntentAction.STACK,
+        clause=clause,
+        object=phrase,
+        tower=True,
+        target=object_phrase(bottom) if bottom else None,
+        top=object_phrase(top) if top else None,
+    )
 
 
 # "the red cube should be in the bowl", "make sure the drawer is open": the goal stated, not the action.
