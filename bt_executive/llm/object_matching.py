@@ -192,6 +192,10 @@ _EXTREMES = {
     "closest": "near",
     "farthest": "far",
     "furthest": "far",
+    "left hand": "left",
+    "right hand": "right",
+    "left": "left",
+    "right": "right",
 }
 _EXTREME = "|".join(sorted(_EXTREMES, key=len, reverse=True))
 _POSITION = (
@@ -215,6 +219,8 @@ def _by_position(
     else:
         return None
     sup = _EXTREMES.get(found.group("sup"), found.group("sup"))
+    if re.search(r"\b(?:of|side|edge|corner)\b", found.group("x")):
+        return None  # "the left of the plate", "the right side of the table": a place, not an object
     candidates = match_objects(found.group("x"), world, exclude=exclude, among=among).ids
     objects = {o.id: o for o in world.objects}
     anchor = (0.0, 0.0)  # the robot's base
