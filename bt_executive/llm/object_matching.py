@@ -211,7 +211,7 @@ def _by_position(
     phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
 ) -> tuple[str, ...] | None:
     """Rule 6: the object an extreme position picks out ("the leftmost cube"), ties both; None if not one."""
-    text = " ".join(phrase.lower().split())
+    text = " ".join(phrase.lower().replace("-", " ").split())  # "left-hand" as "left hand"
     for pattern in _POSITION:
         found = pattern.match(text)
         if found is not None:
