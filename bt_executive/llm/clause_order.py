@@ -34,11 +34,8 @@ _NOT_ORDER = re.compile(r"^(?:that|this|which|afterwards)\b")
 @cache
 def _base_forms() -> dict[str, str]:
     """Gerunds and past participles of the lexicon's verb words -> the word ("opening", "opened" -> "open")."""
-    lex = load_lexicon()
-    words = {phrase.split()[0] for phrase, _ in lex.verb_phrases()} | {v.split()[0] for v in lex.home_verbs}
-    words |= {form.split()[0] for forms in lex.particle_verbs.values() for form in forms}
     forms: dict[str, str] = {}
-    for word in sorted(words):
+    for word in sorted(load_lexicon().verb_words()):
         forms.setdefault(word, word)  # "after you open the drawer"
         stem = word[:-1] if word.endswith("e") and not word.endswith("ee") else word
         doubled = word + word[-1] if re.search(r"[^aeiou][aeiou][bdgklmnprt]$", word) and len(word) <= 4 else word

@@ -112,6 +112,11 @@ class Lexicon(BaseModel):
         pairs = [(p, i) for i, phrases in self.verbs.items() for p in _phrases(phrases, f"verbs.{i}")]
         return sorted(pairs, key=lambda pair: (-len(pair[0]), pair[0]))
 
+    def verb_words(self) -> frozenset[str]:
+        """The words a command can start with: the first word of every verb, home and particle verb phrase."""
+        words = {phrase.split()[0] for phrase, _ in self.verb_phrases()} | {v.split()[0] for v in self.home_verbs}
+        return frozenset(words | {form.split()[0] for forms in self.particle_verbs.values() for form in forms})
+
     def direction_phrases(self) -> list[tuple[str, str]]:
         """(phrase, direction) pairs, longest first."""
         pairs = [(p, d) for d, phrases in self.directions.items() for p in phrases]

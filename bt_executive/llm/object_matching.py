@@ -262,15 +262,10 @@ def _related(
     The second part must name exactly one object; the first part is matched by rules 1-5 and kept where
     the relation holds in ``world``.
     """
-    split = _RELATION.match(" ".join(phrase.lower().split()))
-    if split is None:
+    parts = _relation_parts(phrase, world, exclude=exclude, among=among)
+    if parts is None:
         return None
-    anchor = match_objects(split.group("y"), world)
-    if len(anchor.ids) != 1:
-        return None
-    where = anchor.ids[0]
-    candidates = match_objects(split.group("x"), world, exclude=exclude, among=among).ids
-    rel = split.group("rel")
+    rel, where, candidates = parts
     objects = {o.id: o for o in world.objects}
     if rel in _FROM_RELATIONS and objects[where].category == "table":
         return candidates or None
@@ -305,18 +300,30 @@ def _linked_head(words: Sequence[str], wanted: set[str], pool: Sequence[ObjectSt
     return None if category is None else (wanted - {head}) | {category}
 
 
-def _relation_miss(phrase: str, world: WorldState) -> str:
-    """Why a relational phrase matched nothing ("red_cube is not in bowl"), or '' when it is not one."""
+def _relation_parts(
+    phrase: str, world: WorldState, *, exclude: Collection[str] = (), among: Collection[str] | None = None
+) -> tuple[str, str, tuple[str, ...]] | None:
+    """A relational phrase as (relation word, the one object it is relative to, what its first part matches)."""
     split = _RELATION.match(" ".join(phrase.lower().split()))
     if split is None:
-        return ""
+        return None
     anchor = match_objects(split.group("y"), world).ids
-    named = [i for i in match_objects(split.group("x"), world).ids if i not in anchor]
-    if len(anchor) != 1 or not named:
+    if len(anchor) != 1:
+        return None
+    return split.group("rel"), anchor[0], match_objects(split.group("x"), world, exclude=exclude, among=among).ids
+
+
+def _relation_miss(phrase: str, world: WorldState) -> str:
+    """Why a relational phrase matched nothing ("red_cube is not in bowl"), or '' when it is not one."""
+    parts = _relation_parts(phrase, world)
+    if parts is None:
         return ""
-    rel = split.group("rel")
+    rel, anchor, candidates = parts
+    named = [i for i in candidates if i != anchor]
+    if not named:
+        return ""
     where = "in" if rel in _IN_RELATIONS else "in or on" if rel in _FROM_RELATIONS else "on"
-    return f"{', '.join(named)} {'is' if len(named) == 1 else 'are'} not {where} {anchor[0]}"
+    return f"{', '.join(named)} {'is' if len(named) == 1 else 'are'} not {where} {anchor}"
 
 
 def resolve_object(

@@ -198,7 +198,7 @@ class _PlanBuilder:
         alternatives = _OR.split(phrase)
         if len(alternatives) > 1:  # "the red cube or the blue cube": either will do, the nearest
             options = sorted({self.resolve(part, intent, among=among) for part in alternatives})
-            chosen = min(options, key=lambda c: (self._reach(c), c))
+            chosen = self._nearest(options)
             self.notes.append(f"{phrase!r} -> {chosen} (either of {', '.join(options)}: the nearest)")
             return chosen
         held = self.held()
@@ -214,7 +214,7 @@ class _PlanBuilder:
                 self.notes.append(f"{phrase!r} -> {held} (the one held)")
                 return held
             if _INDEFINITE.match(phrase.strip().lower()):  # "a cube": any one will do, the nearest
-                chosen = min(err.candidates, key=lambda c: (self._reach(c), c))
+                chosen = self._nearest(err.candidates)
                 self.notes.append(f"{phrase!r} -> {chosen} (any one of {', '.join(err.candidates)}: the nearest)")
                 self.antecedent = chosen
                 return chosen
@@ -234,10 +234,14 @@ class _PlanBuilder:
             self.notes.append(f"{phrase!r} -> {object_id} ({match.rule})")
         return object_id
 
-    def _reach(self, object_id: str) -> float:
-        """How far an object is from the robot's base (metres, in the table plane)."""
-        found = self.world.object(object_id)
-        return math.hypot(found.position[0], found.position[1]) if found is not None else math.inf
+    def _nearest(self, ids: Iterable[str]) -> str:
+        """Of ``ids``, the one nearest the robot's base in the table plane (ties: the first id)."""
+
+        def reach(object_id: str) -> tuple[float, str]:
+            found = self.world.object(object_id)
+            return (math.hypot(found.position[0], found.position[1]) if found is not None else math.inf, object_id)
+
+        return min(ids, key=reach)
 
     # -- emitting calls ---------------------------------------------------------------------------
 

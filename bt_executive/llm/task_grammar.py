@@ -148,9 +148,7 @@ class _Compiled:
             rf"(?:(?:to|towards|toward)\s+(?:the\s+)?)?(?P<d>{alternatives})"
             r"(?:\s+(?:a\s+(?:bit|little)|slightly|a\s+few\s+centimetres|a\s+few\s+cm))?$"
         )
-        starters = {p.split()[0] for p in self.verbs} | {v.split()[0] for v in lex.home_verbs}
-        starters |= {form.split()[0] for forms in lex.particle_verbs.values() for form in forms}
-        verbs = "|".join(sorted(re.escape(w) for w in starters))
+        verbs = "|".join(sorted(re.escape(w) for w in lex.verb_words()))
         # A comma starts a new clause only before a verb or a sequencing/politeness word: "the red, green
         # and blue cubes" is one list.
         leads = "|".join(sorted({re.escape(w.split()[0]) for w in lex.filler_prefixes} | set(verbs.split("|"))))
@@ -219,7 +217,9 @@ _EXCEPT = re.compile(
 )
 
 
-_TRAILING_TOO = re.compile(r"\s+(?:too|as well|also)$")
+_ALSO = r"(?:too|as well|also)"
+"""Words that end a clause repeating an earlier one ("... and the blue cube too")."""
+_TRAILING_TOO = re.compile(rf"\s+{_ALSO}$")
 
 
 def _except(phrase: str | None) -> tuple[str | None, str | None]:
@@ -415,7 +415,7 @@ def _put_down_or_into_it(verb: str, rest: str, clause: str) -> Intent | None:
     return None
 
 
-_TOO = re.compile(r"^(?P<head>.+?)\s+and\s+(?P<z>(?:the|a|an)\s+[^,]+?)\s+(?:too|as well|also)$")
+_TOO = re.compile(rf"^(?P<head>.+?)\s+and\s+(?P<z>(?:the|a|an)\s+[^,]+?)\s+{_ALSO}$")
 
 
 def _ungap(clause: str) -> list[str]:
@@ -475,7 +475,7 @@ def parse_task(task: str) -> tuple[Intent, ...]:
     return tuple(intents)
 
 
-_ELIDED = re.compile(r"^(?P<x>(?:the|a|an)\s+.+?)(?:\s+(?:too|as well|also))?$")
+_ELIDED = re.compile(rf"^(?P<x>(?:the|a|an)\s+.+?)(?:\s+{_ALSO})?$")
 
 
 def _elided(clause: str, previous: Intent | None) -> Intent | None:
