@@ -31,9 +31,10 @@ side can measure the latency) and returns at once; the loop paces itself.
 still in flight (its period has not passed) that is the command's own
 target, reached no sooner than it asked, since the joint state in hand may
 predate it and commanding that would pull the arm back (ros_controllers'
-hold uses the desired state for the same reason); otherwise the latest measured position. It is cheap and never
-waits, so the tick thread may call it. One ``RosRobot`` per robot binding
-lives as long as its node (subscriptions are not made per task).
+hold uses the desired state for the same reason); otherwise the latest
+measured position. It is cheap and never waits, so the tick thread may call
+it. One ``RosRobot`` per robot binding lives as long as its node
+(subscriptions are not made per task).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ from bt_executive.switch_interval import use_control_switch_interval
 STATE = "joint_state"
 """The name the joint-state stream goes by in staleness reports."""
 HOLD_DURATION_S = 0.1
-"""How soon a hold command asks to be at the measured position."""
+"""How soon a hold asks to be at its target (at least: a command in flight keeps the time it has left)."""
 FIRST_CONTACT_S = 5.0
 """How long to wait for a sensor that never delivered yet (discovery of a new subscription), not stale_timeout_s."""
 UPDATE_WAIT_SHARE = 0.5
