@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import sys
 import time
 from pathlib import Path
 
@@ -101,10 +103,18 @@ def run_serve(args: argparse.Namespace) -> int:
         )
         if not args.no_warm and uses_local_model(params.planner, llm_config):
             planners.warm_in_background(params.planner, executive.registry, executive.world.latest)
+        closed = False
         try:
             while not process.stop_requested.wait(0.2):
                 time.sleep(0)
             time.sleep(0.2)  # let the cancel requests of a halted task reach their servers
         finally:
-            planners.close()  # stops the local model servers the planners started
+            closed = planners.close()  # stops the local model servers the planners started, bounded
+    if not closed:
+        # A local model server still reading a prompt would hold interpreter exit past any supervisor's
+        # grace: the node is down and the run dirs written, so leave now, flushed, with a clean status.
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     return 0

@@ -31,6 +31,9 @@ WorldSource = Callable[[], WorldState | None]
 
 _log = logging.getLogger(__name__)
 
+CLOSE_BOUND_S = 3.0
+"""How long closing the planners may take at shutdown; a supervisor's grace before SIGTERM is 5 s."""
+
 
 class PlannerCache:
     """A planner factory that builds each profile's planner once and closes them all at the end."""
@@ -93,18 +96,30 @@ class PlannerCache:
         thread.start()
         return thread
 
-    def close(self, warm_join_s: float = 5.0) -> None:
-        """Close every planner built (stopping the local models they started); later calls raise."""
+    def close(self, timeout_s: float = CLOSE_BOUND_S) -> bool:
+        """Close every planner built (stopping the local models they started); later calls raise.
+
+        Bounded. A llama.cpp server that is reading a prompt (a warm-up cut off by the shutdown) stops only
+        when the prompt is read, 7 s or more on 2 cores, and its release holds the GIL all that time, so no
+        thread can bound it. So the warm-up gets ``timeout_s`` to end; if it is still running, nothing is
+        closed and this returns False: the caller is exiting, and an in-process server ends with the process.
+        """
         with self._lock:
             self._closed = True
             planners = list(self._planners.values())
             self._planners.clear()
-        for planner in planners:  # first: stopping a server cuts off a warm-up's prompt processing
+        if self._warming is not None:
+            self._warming.join(timeout_s)
+            if self._warming.is_alive():
+                _log.warning(
+                    "a planner warm-up still runs after %.1f s: leaving its model to the process exit", timeout_s
+                )
+                return False
+        for planner in planners:  # no warm-up runs now: each server stops at once
             close = getattr(planner, "close", None)
             if callable(close):
                 try:
                     close()
                 except Exception as err:  # shutting down: one planner's failure must not keep the others open
                     _log.warning("closing a planner failed: %s", err)
-        if self._warming is not None:
-            self._warming.join(warm_join_s)
+        return True

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -78,6 +79,11 @@ def test_launch_starts_the_robot_takes_a_task_and_stops_cleanly_on_ctrl_c(tmp_pa
             if line.startswith("launch ready"):
                 break
             assert time.monotonic() < deadline, "launch never got ready"
+        # Keep reading what launch echoes: an unread pipe fills, and then launch, its children's echo and
+        # their logging block on it, and the stop below times out on a process that only waits to write.
+        output: list[str] = []
+        drain = threading.Thread(target=lambda: output.extend(launch.stdout or ()), daemon=True)
+        drain.start()
         run = subprocess.run(
             [*cli, "run", "pick up the blue cube", "--namespace", namespace],
             capture_output=True,
@@ -86,10 +92,11 @@ def test_launch_starts_the_robot_takes_a_task_and_stops_cleanly_on_ctrl_c(tmp_pa
         )
         launch.send_signal(signal.SIGINT)
         launch.wait(timeout=30)
+        drain.join(timeout=10)
     finally:
         if launch.poll() is None:
             launch.kill()
-    assert (run.returncode, launch.returncode) == (0, 0), run.stdout + run.stderr
+    assert (run.returncode, launch.returncode) == (0, 0), run.stdout + run.stderr + "".join(output[-40:])
 
 
 def test_picking_up_the_table_is_refused_before_anything_moves(tmp_path: Path) -> None:
