@@ -26,7 +26,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from bt_executive.sim import arm
-from bt_executive.sim.scene import COLOURS, CabinetSpec, ObjectSpec, Scene
+from bt_executive.sim.scene import CabinetSpec, ObjectSpec, Scene, colour_rgba
 
 TIMESTEP = 0.002
 """Physics step, seconds."""
@@ -72,7 +72,7 @@ def _v(values: Iterable[float]) -> str:
 
 
 def _rgba(colour: str, alpha: float = 1.0) -> str:
-    r, g, b, _ = COLOURS[colour]
+    r, g, b, _ = colour_rgba(colour)
     return _v((r, g, b, alpha))
 
 
@@ -398,7 +398,7 @@ def _cabinet(world: ET.Element, cab: CabinetSpec) -> None:
         armature="0.1",
     )
     (x0, y0, z0), (x1, y1, z1) = drawer_box(cab)
-    drawer_rgba = _v(min(1.0, c * 1.25) for c in COLOURS[cab.colour][:3]) + " 1"
+    drawer_rgba = _v(min(1.0, c * 1.25) for c in colour_rgba(cab.colour)[:3]) + " 1"
     inner = {
         "floor": ((0.5 * (x0 + x1), 0, z0 - t / 2), (0.5 * (x1 - x0) + t, 0.5 * (y1 - y0) + t, t / 2)),
         "front": ((x1 + t / 2, 0, 0.5 * (z0 - t + z1)), (t / 2, 0.5 * (y1 - y0) + t, 0.5 * (z1 - z0 + t))),

@@ -12,11 +12,12 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from bt_executive.sim.backend import SimBackend
+from bt_executive.sim.backend import SimBackend, default_scene_path
 from bt_executive.sim.camera import FRAME_SIZE
 
 pytestmark = pytest.mark.sim
@@ -62,6 +63,27 @@ def test_the_front_camera_sees_the_red_cube(backend: SimBackend) -> None:
     frame = backend.render("front").astype(int)
     red = (frame[..., 0] > 150) & (frame[..., 1] < 80) & (frame[..., 2] < 80)
     assert red.sum() > 10
+
+
+def _pink_pixels(frame: np.ndarray) -> int:
+    """Pixels a person would call pink: bright red, clearly more blue than green (the red cube has almost none)."""
+    r, g, b = (frame[..., i].astype(int) for i in range(3))
+    return int(((r > 170) & (g > 60) & (g < 170) & (b > g + 20) & (r > b + 40)).sum())
+
+
+def test_the_front_camera_sees_a_pink_cube_of_a_scene_that_names_one(backend: SimBackend, tmp_path: Path) -> None:
+    # A colour word outside the old closed list: the scene loads and the renderer draws it pink, not a fallback.
+    text = default_scene_path().read_text(encoding="utf-8")
+    path = tmp_path / "pink.yaml"
+    path.write_text(
+        text.replace("id: red_cube, category: cube, colour: red", "id: pink_cube, category: cube, colour: pink")
+    )
+    pink = SimBackend.from_files(path, seed=0)
+    try:
+        seen = _pink_pixels(pink.render("front"))
+    finally:
+        pink.close()
+    assert (seen > 50, _pink_pixels(backend.render("front"))) == (True, 0)
 
 
 def test_the_picture_changes_when_the_arm_moves(backend: SimBackend) -> None:

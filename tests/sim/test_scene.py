@@ -10,13 +10,24 @@ import mujoco
 import pytest
 
 from bt_executive.resources import config_dir
+from bt_executive.sim.backend import SimBackend
 from bt_executive.sim.mjcf import build_mjcf
-from bt_executive.sim.scene import Scene
+from bt_executive.sim.scene import COLOURS, Scene, colour_rgba
 from bt_executive.skills.errors import ManifestError
 
 pytestmark = pytest.mark.sim
 
 TABLETOP = config_dir() / "scenes" / "tabletop.yaml"
+RED_CUBE = "id: red_cube, category: cube, colour: red"
+
+
+def _tabletop_with(tmp_path: Path, red_cube: str) -> Path:
+    """The tabletop scene with its red cube's line replaced (id, category, colour)."""
+    path = tmp_path / "scene.yaml"
+    text = TABLETOP.read_text(encoding="utf-8")
+    assert RED_CUBE in text
+    path.write_text(text.replace(RED_CUBE, red_cube, 1), encoding="utf-8")
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -107,3 +118,42 @@ def test_an_unknown_affordance_is_refused_naming_the_field(tmp_path: Path) -> No
     bad.write_text(TABLETOP.read_text().replace("affordances: [support, pushable]", "affordances: [edible]", 1))
     with pytest.raises(ManifestError, match="affordances"):
         Scene.from_yaml(bad)
+
+
+def test_a_pink_cube_loads_and_the_world_state_calls_it_pink(tmp_path: Path) -> None:
+    path = _tabletop_with(tmp_path, "id: pink_cube, category: cube, colour: pink")
+    backend = SimBackend(Scene.from_yaml(path), seed=0)
+    try:
+        found = backend.world_state().object("pink_cube")
+    finally:
+        backend.close()
+    assert ((found.category, found.colour) if found is not None else None) == ("cube", "pink")
+
+
+def test_a_pink_cube_is_compiled_with_the_pink_of_the_colour_table(tmp_path: Path) -> None:
+    scene = Scene.from_yaml(_tabletop_with(tmp_path, "id: pink_cube, category: cube, colour: pink"))
+    model = mujoco.MjModel.from_xml_string(build_mjcf(scene))
+    assert model.geom("pink_cube").rgba.tolist() == pytest.approx(list(COLOURS["pink"]))
+
+
+def test_a_colour_word_not_in_the_table_compiles_to_its_fixed_derived_rgba(tmp_path: Path) -> None:
+    scene = Scene.from_yaml(_tabletop_with(tmp_path, "id: odd_cube, category: cube, colour: chartreuse"))
+    model = mujoco.MjModel.from_xml_string(build_mjcf(scene))
+    # Pinned: SHA-256 of the word, so every machine and run renders the same frames (Python's hash() would not).
+    assert model.geom("odd_cube").rgba.tolist() == pytest.approx([0.3750980, 0.6825490, 0.1527451, 1.0])
+
+
+@pytest.mark.parametrize(
+    ("word", "rgba"), [("light blue", (0.56, 0.65, 0.925, 1.0)), ("dark-green", (0.075, 0.325, 0.1, 1.0))]
+)
+def test_light_and_dark_shades_mix_a_table_colour_towards_white_or_black(
+    word: str, rgba: tuple[float, float, float, float]
+) -> None:
+    assert colour_rgba(word) == pytest.approx(rgba)
+
+
+@pytest.mark.parametrize("word", ["Pink", "pink!", "0.9 0.4 0.6", "pink ", "", "a" * 33])
+def test_a_colour_that_is_not_a_lower_case_word_is_refused_naming_the_field(tmp_path: Path, word: str) -> None:
+    path = _tabletop_with(tmp_path, f"id: red_cube, category: cube, colour: {word!r}")
+    with pytest.raises(ManifestError, match=r"objects\[0\]\.colour"):
+        Scene.from_yaml(path)
