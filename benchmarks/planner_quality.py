@@ -1,16 +1,26 @@
-"""How good are the planners on the planner eval, tier by tier: stub, auto (the default) and local.
+"""How good are the planners on the planner eval, robot by robot, split by split, tier by tier.
 
-Every task of ``tests/golden/planner_tasks.yaml`` (grammar, paraphrase,
-quantified/multi-step, implicit precondition, must-refuse) is planned from
-its scenario of the MuJoCo tabletop's world state (layout seed 0) and scored
-by ``bt_executive.llm.planner_eval``: the goal must hold after executing the
-plan symbolically; must-refuse tasks pass with no call compiled. Per planner
-and tier it prints the success rate, the refusal rate, substituted objects
-(must be 0) and mean seconds per plan. ``auto`` here is the shipped profile
-(fallback ``local`` for what the grammar cannot parse, started only if
-needed); ``auto (no model)`` is its deterministic path alone, as the
-``make test`` gate runs it. The local model is slow on two cores, so it
-plans ``--local-tasks`` tasks per tier (0: all, -1: skip it).
+Each eval robot of ``tests/golden/robots`` (tabletop, home, inspection:
+``bt_executive.llm.eval_robots``) has its skills, a frozen world and two
+splits: the tuned tiers (``tasks.yaml``; the tabletop's is
+``tests/golden/planner_tasks.yaml``) and the held-out split
+(``heldout.yaml``, reported absent until it is written). Every task
+(grammar, paraphrase, quantified/multi-step, implicit precondition,
+must-refuse) is planned from its scenario and scored by
+``bt_executive.llm.planner_eval``: a plan is exact or wrong; a refusal of a
+plannable task is counted apart, never as wrong; must-refuse tasks pass
+with no plan (and the refusal kind, where the task names one). Per planner
+and tier it prints the exact rate, the refusal rate, refusals of plannable
+tasks, wrong plans (the figure that must stay 0) and mean seconds per plan.
+
+``stub`` and ``auto (no model)`` (``AutoPlanner`` with no fallback, as the
+``make test`` gate runs it) plan for every robot. The shipped ``auto``
+profile (falling back to ``local`` for what the grammar cannot parse) and
+``local`` itself are slow on two cores, so they plan the tabletop only, and
+only with ``--local-tasks`` (tasks per tier for local; 0: all, -1: skip,
+the default). With ``--json`` the last line is one JSON object of the
+figures; its ``headline`` is the held-out exact rate and wrong count of
+``auto (no model)`` per robot.
 
     .venv/bin/python benchmarks/planner_quality.py [--local-tasks 2] [--json]
 """
@@ -24,14 +34,18 @@ from pathlib import Path
 
 from bt_executive.executive.planner_factory import make_planner
 from bt_executive.llm.auto_planner import AutoPlanner
+from bt_executive.llm.eval_robots import SPLITS, EvalRobot, load_robot
 from bt_executive.llm.plan import Planner
-from bt_executive.llm.planner_eval import TIERS, EvalTask, TierSummary, load_eval, run_eval, summarise
+from bt_executive.llm.planner_eval import TIERS, EvalTask, TaskScore, TierSummary, run_eval, summarise
 from bt_executive.llm.stub_planner import StubPlanner
-from bt_executive.resources import default_skill_dirs
-from bt_executive.sim.backend import SimBackend
-from bt_executive.skills.registry import SkillRegistry
 
-EVAL = Path(__file__).resolve().parents[1] / "tests" / "golden" / "planner_tasks.yaml"
+GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden"
+ROBOTS = ("tabletop", "home", "inspection")
+TUNED = {"tabletop": GOLDEN / "planner_tasks.yaml"}
+"""Tuned files kept where they were before robots had folders; the others are the folder's tasks.yaml."""
+HEADLINE_PLANNER = "auto (no model)"
+
+Figures = dict[str, float | int]
 
 
 def _sample(tasks: Sequence[EvalTask], per_tier: int) -> list[EvalTask]:
@@ -40,45 +54,96 @@ def _sample(tasks: Sequence[EvalTask], per_tier: int) -> list[EvalTask]:
     return [t for tier in TIERS for t in [x for x in tasks if x.tier == tier][:per_tier]]
 
 
+def _planners(robot: EvalRobot, local_tasks: int) -> list[tuple[str, Planner, int]]:
+    """The planners for one robot, each with its tasks per tier (0: all)."""
+    planners: list[tuple[str, Planner, int]] = [
+        ("stub", StubPlanner(robot.registry), 0),
+        (HEADLINE_PLANNER, AutoPlanner(robot.registry), 0),
+    ]
+    if robot.name == "tabletop" and local_tasks >= 0:
+        planners.append(("auto", make_planner("auto", robot.registry), 0))
+        planners.append(("local", make_planner("local", robot.registry), local_tasks))
+    return planners
+
+
+def _figures(row: TierSummary) -> Figures:
+    return {
+        "tasks": row.tasks,
+        "exact": round(row.success, 3),
+        "refused": round(row.refused, 3),
+        "refused_plannable": row.refused_plannable,
+        "wrong": row.wrong,
+        "wrong_kind": row.wrong_kind,
+        "substituted": row.substituted,
+        "mean_s": round(row.mean_s, 4),
+    }
+
+
+def _total(scores: Sequence[TaskScore]) -> Figures:
+    """One row over every tier."""
+    n = len(scores)
+    return {
+        "tasks": n,
+        "exact": round(sum(s.success for s in scores) / n, 3) if n else 0.0,
+        "refused": round(sum(s.refused for s in scores) / n, 3) if n else 0.0,
+        "refused_plannable": sum(s.refused_plannable for s in scores),
+        "wrong": sum(s.wrong for s in scores),
+        "wrong_kind": sum(s.wrong_kind for s in scores),
+        "substituted": sum(len(s.substituted) for s in scores),
+        "mean_s": round(sum(s.seconds for s in scores) / n, 4) if n else 0.0,
+    }
+
+
+def _print_row(robot: str, split: str, planner: str, tier: str, f: Figures) -> None:
+    print(
+        f"{robot:10s} {split:7s} {planner:16s} {tier:22s} {f['tasks']:5d} {f['exact']:6.0%} {f['refused']:8.0%} "
+        f"{f['refused_plannable']:9d} {f['wrong']:6d} {f['mean_s']:8.3f}"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the eval for each planner and print the table (and the JSON figures with --json)."""
+    """Run the eval for each robot, split and planner and print the table (and the JSON figures with --json)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--local-tasks", type=int, default=2, help="tasks per tier for local (0 all, -1 skip)")
+    parser.add_argument(
+        "--local-tasks", type=int, default=-1, help="tabletop tasks per tier for local (0 all, -1 skip)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object of the figures last")
     args = parser.parse_args(argv)
 
-    registry = SkillRegistry.discover(default_skill_dirs(), use_entry_points=False)
-    backend = SimBackend.from_files(seed=0)
-    world = backend.world_state()
-    backend.close()
-    data = load_eval(EVAL)
-    planners: list[tuple[str, Planner, list[EvalTask]]] = [
-        ("stub", StubPlanner(registry), list(data.tasks)),
-        ("auto (no model)", AutoPlanner(registry), list(data.tasks)),
-        ("auto", make_planner("auto", registry), list(data.tasks)),
-    ]
-    if args.local_tasks >= 0:
-        planners.append(("local", make_planner("local", registry), _sample(data.tasks, args.local_tasks)))
-
-    figures: dict[str, dict[str, dict[str, float]]] = {}
-    print(f"{'planner':16s} {'tier':22s} {'tasks':>5s} {'success':>8s} {'refused':>8s} {'subst':>6s} {'s/plan':>8s}")
-    for name, planner, tasks in planners:
-        rows: list[TierSummary] = summarise(run_eval(planner, tasks, data.scenarios, world, registry))
+    figures: dict[str, dict[str, dict[str, dict[str, Figures]] | str]] = {}
+    headline: dict[str, dict[str, float | int | str]] = {}
+    header = f"{'robot':10s} {'split':7s} {'planner':16s} {'tier':22s} {'tasks':>5s} {'exact':>6s} {'refused':>8s}"
+    print(f"{header} {'ref.plan.':>9s} {'wrong':>6s} {'s/plan':>8s}")
+    for name in ROBOTS:
+        robot = load_robot(GOLDEN / "robots" / name, tuned=TUNED.get(name))
         figures[name] = {}
-        for row in rows:
-            print(
-                f"{name:16s} {row.tier:22s} {row.tasks:5d} {row.success:8.0%} {row.refused:8.0%} "
-                f"{row.substituted:6d} {row.mean_s:8.3f}"
-            )
-            figures[name][row.tier] = {
-                "tasks": row.tasks,
-                "success": round(row.success, 3),
-                "refused": round(row.refused, 3),
-                "substituted": row.substituted,
-                "mean_s": round(row.mean_s, 4),
-            }
+        for split in SPLITS:
+            data = robot.split(split)
+            if data is None:
+                figures[name][split] = "absent"
+                print(f"{name:10s} {split:7s} (absent)")
+                continue
+            per_planner: dict[str, dict[str, Figures]] = {}
+            for label, planner, per_tier in _planners(robot, args.local_tasks):
+                tasks = _sample(data.tasks, per_tier)
+                scores = run_eval(planner, tasks, data.scenarios, robot.world, robot.registry)
+                per_planner[label] = {row.tier: _figures(row) for row in summarise(scores)}
+                per_planner[label]["all"] = _total(scores)
+                for tier, f in per_planner[label].items():
+                    _print_row(name, split, label, tier, f)
+            figures[name][split] = per_planner
+        heldout = figures[name]["heldout"]
+        if isinstance(heldout, dict):
+            total = heldout[HEADLINE_PLANNER]["all"]
+            headline[name] = {"planner": HEADLINE_PLANNER, "exact": total["exact"], "wrong": total["wrong"]}
+        else:
+            headline[name] = {"heldout": "absent"}
+    print()
+    for name, line in headline.items():
+        shown = ", ".join(f"{k} {v}" for k, v in line.items())
+        print(f"headline {name}: held-out {shown}")
     if args.json:
-        print(json.dumps(figures, sort_keys=True))
+        print(json.dumps({"robots": figures, "headline": headline}, sort_keys=True))
     return 0
 
 

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bt_executive.llm.plan import MAX_TASK_CHARS
 from bt_executive.skills.text_rules import PROSE_WHITESPACE, control_character_problem
 
 INVALID_GOAL = "invalid_goal"
 """The final reason of a goal refused at intake."""
 
-MAX_TASK_CHARS = 2000
 """A task is a sentence or a paragraph; 2,000 characters is pages of it, and far more is a mistake or an attack."""
 
 MAX_PROFILE_CHARS = 64

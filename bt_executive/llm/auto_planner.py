@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from bt_executive.llm.lexicon import load_lexicon
-from bt_executive.llm.plan import Plan, Planner, PlannerError, PlannerRefused, RefusalKind
+from bt_executive.llm.plan import Plan, Planner, PlannerError, PlannerRefused, RefusalKind, refuse_unreadable
 from bt_executive.llm.stub_planner import StubPlanner
 from bt_executive.llm.task_grammar import TaskNotUnderstood, normalise_task
 from bt_executive.llm.task_objects import named_ids
@@ -61,6 +61,7 @@ class AutoPlanner:
 
     def plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> Plan:
         """Refuse what no skill serves; plan by grammar; else ask the fallback model with context."""
+        refuse_unreadable(task)
         refuse_out_of_scope(task)
         refuse_prohibition(task)
         try:

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bt_executive.resources import config_dir
 from bt_executive.skills.loader import load_model
+from bt_executive.skills.manifest import ActionVerb
 
 _PHRASE = r"^[a-z][a-z0-9 '\-]*$"
 _INTENTS = ("pick", "put", "stack", "push", "pour", "tap", "open", "close")
@@ -54,6 +55,16 @@ class Lexicon(BaseModel):
     directions: dict[str, list[str]]
     colours: dict[str, list[str]]
     categories: dict[str, list[str]]
+    actions: dict[ActionVerb, list[str]] = Field(
+        default_factory=dict, description="closed action verb -> phrases that ask for a skill with that action"
+    )
+    intent_actions: dict[str, list[ActionVerb]] = Field(
+        default_factory=dict, description="grammar form -> the actions its skill is chosen among"
+    )
+    places: list[str] = Field(default_factory=list, description="words for what a region is (room, area)")
+    function_words: list[str] = Field(
+        default_factory=list, description="small words of tasks: known, so never read as a typo of another"
+    )
     ignored: list[str] = Field(default_factory=list)
     quantifiers: list[str] = Field(default_factory=list)
     out_of_scope: list[str] = Field(default_factory=list, description="requests no robot skill serves")
@@ -67,6 +78,21 @@ class Lexicon(BaseModel):
                 raise ValueError(f"unknown intent {intent!r}; known: {', '.join(_INTENTS)}")
             if intent in value and not words:
                 raise ValueError(f"{intent}: no phrases")
+        return value
+
+    @field_validator("actions")
+    @classmethod
+    def _action_phrases(cls, value: dict[ActionVerb, list[str]]) -> dict[ActionVerb, list[str]]:
+        return {verb: _phrases(words, f"actions.{verb.value}") for verb, words in value.items()}
+
+    @field_validator("intent_actions")
+    @classmethod
+    def _known_forms(cls, value: dict[str, list[ActionVerb]]) -> dict[str, list[ActionVerb]]:
+        for intent, verbs in value.items():
+            if intent not in _INTENTS:
+                raise ValueError(f"intent_actions: unknown form {intent!r}; known: {', '.join(_INTENTS)}")
+            if not verbs:
+                raise ValueError(f"intent_actions.{intent}: no actions")
         return value
 
     @field_validator("directions")
@@ -113,9 +139,33 @@ class Lexicon(BaseModel):
         return sorted(pairs, key=lambda pair: (-len(pair[0]), pair[0]))
 
     def verb_words(self) -> frozenset[str]:
-        """The words a command can start with: the first word of every verb, home and particle verb phrase."""
+        """The words a command can start with: the first word of every verb, action, home and particle verb phrase."""
         words = {phrase.split()[0] for phrase, _ in self.verb_phrases()} | {v.split()[0] for v in self.home_verbs}
+        words |= {phrase.split()[0] for phrase, _ in self.action_phrases()}
         return frozenset(words | {form.split()[0] for forms in self.particle_verbs.values() for form in forms})
+
+    def words(self) -> frozenset[str]:
+        """Every word the lexicon holds, in any list: the vocabulary a typo is corrected against."""
+        found: set[str] = set()
+
+        def collect(value: object) -> None:
+            if isinstance(value, str):
+                found.update(w for w in re.split(r"[^a-z]+", value.lower()) if len(w) > 1 or w in ("a", "i"))
+            elif isinstance(value, dict):
+                for key, item in value.items():
+                    collect(key)
+                    collect(item)
+            elif isinstance(value, list | tuple):
+                for item in value:
+                    collect(item)
+
+        collect(self.model_dump(mode="json"))
+        return frozenset(found)
+
+    def action_phrases(self) -> list[tuple[str, ActionVerb]]:
+        """(phrase, action) pairs, longest phrase first, so "go to" wins over "go"."""
+        pairs = [(p, verb) for verb, phrases in self.actions.items() for p in phrases]
+        return sorted(pairs, key=lambda pair: (-len(pair[0]), pair[0]))
 
     def direction_phrases(self) -> list[tuple[str, str]]:
         """(phrase, direction) pairs, longest first."""

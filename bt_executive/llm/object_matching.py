@@ -153,9 +153,15 @@ def match_objects(
         starts_word = re.compile(rf"(?:^|_){re.escape(as_id)}")
         substring = [o.id for o in pool if starts_word.search(o.id)]
         if substring:
+            # "the door" names front_door by its id, and d2 by its category: both, never the id alone.
+            same_kind = [o.id for o in pool if o.id not in substring and set(words) <= set(phrase_words(o.category))]
+            if same_kind:
+                return ObjectMatch(phrase=phrase, ids=tuple(sorted(substring + same_kind)), rule="words")
             return ObjectMatch(phrase=phrase, ids=tuple(substring), rule="substring")
     table = synonyms()
-    wanted = {table.get(w, w) for w in words} - ignored_words()
+    # A word some object here has is its own meaning: "counter" is the counter, where there is one, not a table.
+    own = {w for o in pool for w in object_words(o, container=False)}
+    wanted = {w if w in own else table.get(w, w) for w in words} - ignored_words()
     if wanted:
         # An object's own words first: "the bowl" is the bowl, not also the cube inside it (nor, when
         # the bowl is ruled out, the cube inside it instead).

@@ -63,6 +63,10 @@ class RefusalKind(StrEnum):
     UNSAFE = "unsafe"
 
 
+MAX_TASK_CHARS = 2000
+"""The longest task any planner reads; the executive's intake holds goals to the same bound."""
+
+
 class PlannerRefused(PlannerError):
     """A planner's considered answer that it will not plan this task; the task ends ``planner_refused``.
 
@@ -76,6 +80,16 @@ class PlannerRefused(PlannerError):
         self.candidates = tuple(candidates)
         listed = f" (candidates: {', '.join(self.candidates)})" if self.candidates else ""
         super().__init__(f"refused ({kind.value}): {reason}{listed}")
+
+
+def refuse_unreadable(task: str) -> None:
+    """Refuse a blank or oversized task at once, before any grammar or model spends time on it."""
+    if not task.strip():
+        raise PlannerRefused("the task is blank: say what the robot should do", RefusalKind.OUT_OF_SCOPE)
+    if len(task) > MAX_TASK_CHARS:
+        raise PlannerRefused(
+            f"the task is {len(task)} characters; a task is at most {MAX_TASK_CHARS}", RefusalKind.OUT_OF_SCOPE
+        )
 
 
 @runtime_checkable

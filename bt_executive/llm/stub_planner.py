@@ -48,19 +48,38 @@ from collections.abc import Collection, Iterable, Sequence
 from pydantic import JsonValue
 
 from bt_executive.llm.attempt_history import AttemptHistory, RetryState, call_key
+from bt_executive.llm.grammar_planner.skill_choice import (
+    Fit,
+    Referent,
+    actions_of,
+    affordance_needs,
+    candidates,
+    choose,
+    fit,
+    names_category,
+    region_named,
+)
+from bt_executive.llm.language.quantities import UnitMismatch
+from bt_executive.llm.language.quantities import fit as fit_quantity
+from bt_executive.llm.language.typos import correct
+from bt_executive.llm.lexicon import load_lexicon
 from bt_executive.llm.object_matching import (
     AmbiguousObject,
+    UnknownObject,
     expand_phrase,
     match_objects,
+    object_words,
+    phrase_words,
     resolve_all,
     resolve_object,
     stated_count,
 )
-from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind
-from bt_executive.llm.task_grammar import Intent, IntentAction, other_splits, parse_task
+from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind, refuse_unreadable
+from bt_executive.llm.task_grammar import Intent, IntentAction, TaskNotUnderstood, other_splits, parse_task
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
 from bt_executive.skills.call import AttemptRecord, SkillCall
-from bt_executive.skills.conditions import SymbolicState, bind
+from bt_executive.skills.conditions import SymbolicState, bind, goal_effects
+from bt_executive.skills.manifest import Role, SkillManifest
 from bt_executive.skills.parameters import InvalidArguments, validate_arguments
 from bt_executive.skills.predicates import Predicate
 from bt_executive.skills.registry import SkillRegistry, UnknownSkill
@@ -110,6 +129,9 @@ def _atom(name: str, *args: str, negated: bool = False) -> Predicate:
     return Predicate(name=name, args=args, negated=negated)
 
 
+_FROM_REGION = re.compile(r"^(?P<what>.+?)\s+(?:from|in|out of|at)\s+(?P<where>(?:the\s+)?\S+(?:\s+\S+)?)$")
+"""An object phrase that ends in a place ("the red mug from the kitchen")."""
+
 _HELD_PHRASE = re.compile(
     r"\b(?:you are holding|you re holding|youre holding|you hold|you have|you are carrying|you carry|"
     r"in your (?:hand|gripper)|in the gripper|that is held|being held|held one)\b"
@@ -127,8 +149,50 @@ class StubPlanner:
         self._owner = owner
 
     def plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> Plan:
-        """Plan ``task`` from ``world_state``, learning from ``prior_attempts``; PlannerError if it cannot."""
-        intents = parse_task(task)
+        """Plan ``task`` from ``world_state``, learning from ``prior_attempts``; PlannerError if it cannot.
+
+        A task that does not parse or names no object is read once more with its typos corrected
+        ("teh" -> "the", ``language.typos``): only words nothing knows, only where one known word is clearly
+        meant, and the plan's notes say how it was read. When that reading fails too, the first error stands.
+        """
+        refuse_unreadable(task)
+        try:
+            return self._plan(task, world_state, prior_attempts)
+        except (TaskNotUnderstood, UnknownObject) as first:
+            words = task.split()
+            fixed = correct(words, self._vocabulary(world_state), protected=self._protected(world_state))
+            if not fixed.notes:
+                raise
+            reading = " ".join(fixed.words)
+            try:
+                plan = self._plan(reading, world_state, prior_attempts)
+            except PlannerError:
+                raise first from None
+            return plan.model_copy(update={"notes": f"read as {reading!r} ({', '.join(fixed.notes)}); {plan.notes}"})
+
+    def _vocabulary(self, world: WorldState) -> set[str]:
+        """Every word this robot knows: the lexicon's, its world's objects and regions, its skills' phrases."""
+        known = set(load_lexicon().words())
+        for obj in world.objects:
+            known.update(object_words(obj))
+        for region in world.regions:
+            known.update(phrase_words(region))
+        for manifest in self._registry:
+            known.update(w for phrase in manifest.language.phrases for w in phrase.split())
+            known.update(w for keyword in manifest.objects for w in phrase_words(keyword))
+        return known
+
+    def _protected(self, world: WorldState) -> set[str]:
+        """Colour and category words: a typo is never corrected into another colour or category."""
+        lex = load_lexicon()
+        words = set(lex.colour_words() | lex.category_words())
+        for obj in world.objects:
+            words.update(phrase_words(obj.colour) + phrase_words(obj.category))
+        return words
+
+    def _plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord]) -> Plan:
+        phrases = {p for manifest in self._registry for p in manifest.language.phrases}
+        intents = parse_task(task, phrases)
         history = AttemptHistory.from_attempts(prior_attempts)
         builder = _PlanBuilder(self._registry, self._owner, world_state, history, self.name)
         try:
@@ -246,8 +310,8 @@ class _PlanBuilder:
     # -- emitting calls ---------------------------------------------------------------------------
 
     def skill_id(self, name: str) -> str:
-        """The registry id of a skill of this planner's owner."""
-        return f"{self.owner}/{name}"
+        """The registry id of a skill of this planner's owner (a full id stays as it is)."""
+        return name if "/" in name else f"{self.owner}/{name}"
 
     def has_skill(self, name: str) -> bool:
         """Whether the registry has this skill of the owner."""
@@ -498,17 +562,26 @@ class _PlanBuilder:
             IntentAction.PICK: self.pick,
             IntentAction.PUT: self.put,
             IntentAction.STACK: self.stack,
-            IntentAction.PUSH: self.push,
-            IntentAction.POUR: self.pour,
-            IntentAction.TAP: self.tap,
-            IntentAction.OPEN: self.open_or_close,
-            IntentAction.CLOSE: self.open_or_close,
+            IntentAction.PUSH: self.act,
+            IntentAction.POUR: self.act,
+            IntentAction.TAP: self.act,
+            IntentAction.OPEN: self.act,
+            IntentAction.CLOSE: self.act,
+            IntentAction.ACT: self.act,
             IntentAction.HOME: self.home,
         }[intent.action]
+        if intent.quantities and handler != self.act:
+            raise TaskNotUnderstood(intent.clause, intent.clause)  # an amount no role of this form takes
         handler(intent)
 
     def pick(self, intent: Intent) -> None:
+        if intent.verb is not None and any(intent.verb in m.language.phrases for m in self.registry):
+            self.act(intent)  # "fetch the mug": a skill that claims the verb as its own serves it
+            return
         obj = self.resolve(intent.object, intent)
+        container = next((c for c in self.world.ids() if self.holds("in", obj, c)), None)
+        if container is not None and not self.affords(container, "openable") and self.take_out(obj, container, intent):
+            return  # in a fridge, a box: the skill that takes things out of a container, where the robot has one
         self.last_object = obj
         args: dict[str, JsonValue] = {"object": obj}
         if self.already_done("pick", args):
@@ -519,6 +592,20 @@ class _PlanBuilder:
         else:
             self.free_gripper(None, intent)
             self.emit("pick", args, intent.clause)
+
+    def take_out(self, obj: str, container: str, intent: Intent) -> bool:
+        """Grasp ``obj`` out of ``container`` with a skill that takes both (False when the robot has none)."""
+        for manifest in self.registry:
+            roles = manifest.roles()
+            source = next((p for p, r in roles.items() if r is Role.PLACE), None)
+            taken = next((p for p, r in roles.items() if r is Role.OBJECT), None)
+            if source is None or taken is None or f"holding({taken})" not in manifest.effects:
+                continue
+            self.goal.append(_atom("holding", obj))
+            self.last_object = obj
+            self.emit(manifest.id, {taken: obj, source: container}, intent.clause)
+            return True
+        return False
 
     def put(self, intent: Intent) -> None:
         obj = self.resolve(intent.object, intent)
@@ -534,12 +621,42 @@ class _PlanBuilder:
             # A robot that manipulates through a VLA policy: one closed-loop call picks and places.
             self.emit(VLA_PUT, {"object": obj, "target": target}, intent.clause, placed)
             return
+        skill, param = self.placer(target)
         opened = _atom("drawer_open", target)
         if self.affords(target, "openable") and not self.state.holds(opened):
             # An openable container takes things only when open; opening needs the gripper empty.
-            self.meet_preconditions(SkillCall(skill=self.skill_id("place_on"), args={"target": target}), [opened])
+            self.meet_preconditions(SkillCall(skill=skill, args={param: target}), [opened])
         self._grasp(obj, intent)
-        self.emit("place_on", {"target": target}, intent.clause, placed)
+        self.emit(skill, {param: target}, intent.clause, placed)
+
+    def placer(self, target: str) -> tuple[str, str]:
+        """The skill that puts what is held at ``target``, and its destination parameter, by the manifests.
+
+        Among the skills that release what they hold (an effect ``gripper_empty``) into a destination
+        parameter: the one whose ``objects`` name the target's category (a bin: place_in), else one whose
+        preconditions the target affords (support(bowl): place_on)."""
+        obj = self.world.object(target)
+        ranked: list[tuple[int, str, str]] = []
+        for manifest in self.registry:
+            destination = next((p for p, r in manifest.roles().items() if r is Role.DESTINATION), None)
+            required = (manifest.parameters or {}).get("required", ())
+            if destination is None or "gripper_empty" not in manifest.effects or list(required) != [destination]:
+                continue
+            needs = affordance_needs(manifest, destination)
+            if obj is None or any(not obj.affords(n) for n in needs):
+                continue
+            ranked.append((2 if names_category(manifest, obj.category) else 1, manifest.id, destination))
+        if not ranked:
+            raise MissingSkill(f"no skill of this robot puts things at {target}")
+        best = max(score for score, _, _ in ranked)
+        top = sorted((skill, param) for score, skill, param in ranked if score == best)
+        if len(top) > 1:
+            raise PlannerRefused(
+                f"to put something at {target}, {' and '.join(s for s, _ in top)} fit equally: say which",
+                RefusalKind.AMBIGUOUS,
+                candidates=[s for s, _ in top],
+            )
+        return top[0]
 
     def affords(self, object_id: str, affordance: str) -> bool:
         """Whether the world says ``object_id`` affords this (a drawer listed only by id opens)."""
@@ -569,48 +686,113 @@ class _PlanBuilder:
             self.free_gripper(None, intent)
             self.emit("stack", {"object": obj, "base": base}, intent.clause)
 
-    def push(self, intent: Intent) -> None:
-        obj = self.resolve(intent.object, intent)
-        self.last_object = obj
-        args: dict[str, JsonValue] = {"object": obj, "direction": intent.direction}
-        if not self.already_done("push", args):
-            self.free_gripper(None, intent)
-            self.emit("push", args, intent.clause)
-
-    def pour(self, intent: Intent) -> None:
-        source = self.resolve(intent.object, intent)
-        target = self._target(intent, source)
-        self.last_object = source
-        args: dict[str, JsonValue] = {"source": source, "target": target}
-        if not self.already_done("pour", args):
-            self._grasp(source, intent)
-            self.emit("pour", args, intent.clause)
-
-    def tap(self, intent: Intent) -> None:
-        obj = self.resolve(intent.object, intent)
-        self.last_object = obj
-        args: dict[str, JsonValue] = {"object": obj}
-        if not self.already_done("tap", args):
-            self.emit("tap", args, intent.clause)
-
-    def open_or_close(self, intent: Intent) -> None:
-        # Only drawers can be opened; "the cabinet" finds its drawer through the words of its container.
-        drawers = set(self.world.drawers) or None
-        drawer = self.resolve(intent.object, intent, among=drawers)
-        self.last_object = drawer
-        opening = intent.action is IntentAction.OPEN
-        skill = "open_drawer" if opening else "close_drawer"
-        args: dict[str, JsonValue] = {"drawer": drawer}
-        wanted = _atom("drawer_open", drawer, negated=not opening)
-        self.goal.append(wanted)
+    def act(self, intent: Intent) -> None:
+        """A clause served by one skill chosen from the manifests (open, push, wipe, go to, read ...)."""
+        if intent.action is IntentAction.ACT:
+            actions = actions_of(intent.verb or "")
+        else:
+            actions = frozenset(load_lexicon().intent_actions.get(intent.action.value, ()))
+        doing = intent.verb or intent.action.value
+        skills = candidates(self.registry, intent.verb, actions)
+        if not skills:
+            raise MissingSkill(f"{intent.clause!r}: no skill of this robot can {doing}")
+        intent = self.place_apart(intent, skills)
+        referent = self.referent(intent, skills)
+        chosen = choose(skills, referent, self.world, doing=doing, actions=actions)
+        args = self.arguments(chosen, referent, intent)
+        skill = chosen.manifest.id
+        if referent is not None and not referent.region:
+            self.last_object = referent.id
+        wanted = [bind(text, args) for text in goal_effects(chosen.manifest.effects, args)]
+        self.goal.extend(wanted)
         if self.already_done(skill, args):
             return
-        if self.state.holds(wanted):
-            self.skip(f"{intent.action}({drawer})", wanted)
+        if wanted and all(self.state.holds(w) for w in wanted):
+            self.skip(SkillCall(skill=skill, args=args).label(), wanted[0])
             return
-        if opening:
-            self.free_gripper(None, intent)
         self.emit(skill, args, intent.clause)
+
+    def referent(self, intent: Intent, skills: list[SkillManifest]) -> Referent | None:
+        """What the clause acts on: a region it names, else the object among those some skill fits."""
+        fitting = {o.id for o in self.world.objects if any(fit(m, Referent(o.id), self.world) for m in skills)}
+        if intent.object is None:
+            if intent.verb is not None and intent.clause == intent.verb:
+                return None  # "undock", "vacuum": nothing named
+            return Referent(self.resolve(None, intent, among=fitting))  # "put the cube in the drawer and shut it"
+        region = region_named(intent.object, self.world)
+        if region is not None and any(fit(m, Referent(region, region=True), self.world) for m in skills):
+            return Referent(region, region=True)
+        try:
+            return Referent(self.resolve(intent.object, intent, among=fitting))
+        except UnknownObject:
+            # Named, but no skill fits it: resolve it among everything, so the refusal says why.
+            return Referent(self.resolve(intent.object, intent))
+
+    def take_quantities(self, manifest: SkillManifest, args: dict[str, JsonValue], intent: Intent) -> None:
+        """Each amount the clause names goes to the quantity parameter whose unit it converts to, checked
+        against that parameter's bounds; an amount no parameter takes is not guessed at."""
+        for amount in intent.quantities:
+            for param, role in manifest.roles().items():
+                if role is not Role.QUANTITY or param in args:
+                    continue
+                try:
+                    value = fit_quantity(amount, manifest.parameter_schema(param), param, owner=manifest.id)
+                except UnitMismatch:
+                    continue
+                except ValueError:
+                    continue  # no unit stated for it
+                is_integer = manifest.parameter_schema(param).get("type") == "integer"
+                args[param] = int(value) if is_integer and value == int(value) else value
+                break
+            else:
+                raise TaskNotUnderstood(intent.clause, intent.clause)
+
+    def place_apart(self, intent: Intent, skills: list[SkillManifest]) -> Intent:
+        """ "the red mug from the kitchen": the region is the skill's place, not part of the object."""
+        found = _FROM_REGION.match(intent.object or "")
+        if found is None or intent.target is not None or region_named(found.group("where"), self.world) is None:
+            return intent
+        if not any(Role.PLACE in m.roles().values() for m in skills):
+            return intent
+        return intent.model_copy(update={"object": found.group("what"), "target": found.group("where")})
+
+    def arguments(self, chosen: Fit, referent: Referent | None, intent: Intent) -> dict[str, JsonValue]:
+        """The call's arguments, each from the words of its role; what the clause says and no role takes
+        is not guessed at (the task is not understood)."""
+        manifest = chosen.manifest
+        args: dict[str, JsonValue] = {}
+        if chosen.param is not None and referent is not None:
+            args[chosen.param] = referent.id
+        required = set((manifest.parameters or {}).get("required", ()))
+        took_target = took_direction = False
+        for param, role in manifest.roles().items():
+            if param in args:
+                continue
+            if role in (Role.DESTINATION, Role.PLACE) and (intent.target is not None or param in required):
+                place = region_named(intent.target, self.world) if intent.target and role is Role.PLACE else None
+                args[param] = place or self._target(intent, referent.id if referent else "")
+                took_target = True
+            elif role is Role.DIRECTION and intent.direction is not None:
+                allowed = manifest.parameter_schema(param).get("enum")
+                if allowed is not None and intent.direction not in allowed:
+                    raise NotAfforded(f"{manifest.id} moves {', '.join(map(str, allowed))}, not {intent.direction}")
+                args[param] = intent.direction
+                took_direction = True
+        self.take_quantities(manifest, args, intent)
+        words = set(intent.clause.split())
+        for param in manifest.parameter_names():
+            allowed = manifest.parameter_schema(param).get("enum")
+            if param in args or not isinstance(allowed, list):
+                continue
+            said = [v for v in allowed if isinstance(v, str) and v in words]
+            if len(said) == 1:  # "turn off the light": state off
+                args[param] = said[0]
+        if (intent.target is not None and not took_target) or (intent.direction is not None and not took_direction):
+            raise TaskNotUnderstood(intent.clause, intent.clause)
+        missing = sorted(required - set(args))
+        if missing:
+            raise UnplannableStep(f"{intent.clause!r}: {manifest.id} needs {', '.join(missing)}, which it does not say")
+        return args
 
     def home(self, intent: Intent) -> None:
         self.goal.append(_atom("at_home"))

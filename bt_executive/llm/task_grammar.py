@@ -17,6 +17,7 @@ guessed at::
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from enum import StrEnum
 from functools import cache
 from typing import Literal
@@ -24,6 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bt_executive.llm.clause_order import reorder_clauses
+from bt_executive.llm.language.quantities import Quantity, find_quantities
 from bt_executive.llm.lexicon import Lexicon, load_lexicon
 from bt_executive.llm.object_matching import expand_phrase
 from bt_executive.llm.plan import PlannerError
@@ -59,6 +61,7 @@ class IntentAction(StrEnum):
     OPEN = "open"
     CLOSE = "close"
     HOME = "home"
+    ACT = "act"  # any other verb: the skill is chosen from the manifests by the verb and the objects
 
 
 class Intent(BaseModel):
@@ -80,6 +83,8 @@ class Intent(BaseModel):
     tower: bool = Field(default=False, description="stack the objects on each other (no target named)")
     excluding: str | None = Field(default=None, description="objects left out of a plural ('except the red one')")
     top: str | None = Field(default=None, description="the object a tower ends with ('with the red cube on top')")
+    verb: str | None = Field(default=None, description="the verb phrase as said ('go to', 'fetch')")
+    quantities: tuple[Quantity, ...] = Field(default=(), description="amounts the clause names ('10 cm', 'twice')")
 
 
 class TaskNotUnderstood(PlannerError):
@@ -258,8 +263,95 @@ def _intent(action: IntentAction, clause: str, groups: dict[str, str | None]) ->
     )
 
 
-def parse_clause(clause: str) -> Intent | None:
-    """The intent of one clause, or None when no form of the grammar matches it."""
+def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | None:
+    """The intent of one clause, or None when no form of the grammar matches it.
+
+    The tabletop's forms first (pick, put, stack, ...), then the act form: a verb phrase from the
+    lexicon's ``actions`` or from a manifest's ``language.phrases`` (``skill_phrases``), then what it acts
+    on, where, which way."""
+    amounts = find_quantities(clause)
+    if amounts:  # "push the red cube 10 cm to the left": the amount is read apart from the phrases
+        bare = clause
+        for amount in reversed(amounts):
+            bare = bare[: amount.span[0]] + bare[amount.span[1] :]
+        bare = re.sub(r"\s+(?:by|for|at)(?=\s+(?:to|towards|toward|$))|\s+(?:by|for|at)$", "", " ".join(bare.split()))
+        intent = _parse_clause(bare, skill_phrases)
+        return None if intent is None else intent.model_copy(update={"clause": clause, "quantities": tuple(amounts)})
+    return _parse_clause(clause, skill_phrases)
+
+
+def _parse_clause(clause: str, skill_phrases: Collection[str]) -> Intent | None:
+    """A clause with no amount in it: the home, particle, act and tabletop forms, the longer verb first."""
+    grammar = _compiled()
+    if grammar.home.match(clause):
+        return Intent(action=IntentAction.HOME, clause=clause)
+    for action, pattern in grammar.particles:  # "pull the drawer open": the particle says what the verb is
+        if (particle := pattern.match(clause)) is not None:
+            return _intent(action, clause, particle.groupdict())
+    act_verb = _act_verb(clause, skill_phrases)
+    form_verb = grammar.verb_re.match(clause)
+    if act_verb is not None and (form_verb is None or len(act_verb) > len(form_verb.group("v"))):
+        # "take a look at the gauge" is a look, not a take: the longer verb phrase decides.
+        return _act(clause, skill_phrases) or _form(clause, skill_phrases)
+    if form_verb is not None and act_verb not in skill_phrases:
+        return _form(
+            clause, skill_phrases
+        )  # "put the red cube": the form's verb, outside its forms, is not an act either
+    return _form(clause, skill_phrases) or _act(clause, skill_phrases)
+
+
+def _act_verb(clause: str, skill_phrases: Collection[str]) -> str | None:
+    """The longest act verb phrase (the lexicon's actions, the manifests' phrases) the clause starts with."""
+    phrases = sorted({*skill_phrases, *(p for p, _ in load_lexicon().action_phrases())}, key=len, reverse=True)
+    return next((p for p in phrases if clause == p or clause.startswith(p + " ")), None)
+
+
+_ACT_REST = re.compile(
+    r"^(?P<x>.+?)\s+(?P<rel>to|into|onto|on to|in to|in|on|at|for|with|from|out of)\s+"
+    r"(?P<y>(?:the|a|an|your|my|our)\s+.+)$"
+)
+"""What follows an act verb: the thing acted on, then a second phrase after a preposition."""
+
+
+def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
+    """The act form: "go to the kitchen", "wipe the table", "turn off the light", "read the gauge"."""
+    if _compiled().unsupported.search(clause):
+        return None  # "next to the plate": a relation no skill makes; not guessed at
+    verb = _act_verb(clause, skill_phrases)
+    if verb is None:
+        return None
+    rest = clause[len(verb) :].strip()
+    direction = None
+    for phrase, name in _compiled().direction_of.items():
+        if rest == phrase or rest.endswith(" " + phrase):
+            rest, direction = rest[: len(rest) - len(phrase)].strip(), name
+            break
+    rest = re.sub(r"^(?:to|towards|toward)\s+|\s+(?:to|towards|toward)(?:\s+the)?$", "", rest).strip()
+    x, y = rest, None
+    if (split := _ACT_REST.match(rest)) is not None:
+        x, y = split.group("x"), split.group("y")
+    elif rest.split(" ", 1)[0] in ("the", "a", "an", "your", "my", "our", "it", "them", "all", "every", "each", "both"):
+        x = rest
+    elif rest and verb.split()[-1] in ("to", "into", "at", "for", "over"):
+        x = rest  # "go to kitchen": no article after a verb that ends in its preposition
+    elif rest:
+        x = rest if len(rest.split()) <= 3 else ""
+        if not x:
+            return None
+    obj, excluding = _except(x or None)
+    return Intent(
+        action=IntentAction.ACT,
+        clause=clause,
+        verb=verb,
+        object=object_phrase(obj),
+        target=object_phrase(y),
+        direction=direction,
+        excluding=excluding,
+    )
+
+
+def _form(clause: str, skill_phrases: Collection[str] = ()) -> Intent | None:
+    """The intent of a clause by the tabletop's forms (pick, put, stack, push, pour, tap, open, close)."""
     grammar = _compiled()
     if grammar.home.match(clause):
         return Intent(action=IntentAction.HOME, clause=clause)
@@ -296,6 +388,8 @@ def parse_clause(clause: str) -> Intent | None:
                 return put
             continue
         intent = _intent(action, clause, match.groupdict())
+        if intent is not None and verb.group("v") in skill_phrases:  # a manifest claims the verb ("fetch")
+            return intent.model_copy(update={"verb": verb.group("v")})
         if intent is not None:
             return intent
     return None
@@ -457,15 +551,17 @@ def _object_of(clause: str) -> str | None:
     return intent.object if intent is not None else None
 
 
-def parse_task(task: str) -> tuple[Intent, ...]:
-    """Parse a task into intents; TaskNotUnderstood (listing the grammar) if any clause is outside it."""
+def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, ...]:
+    """Parse a task into intents; TaskNotUnderstood (listing the grammar) if any clause is outside it.
+
+    ``skill_phrases``: the verb phrases the robot's manifests add (``language.phrases``)."""
     text = reorder_clauses(normalise_task(task), _object_of)
     clauses = split_clauses(text)
     if not clauses:
         raise TaskNotUnderstood(task, task)
     intents: list[Intent] = []
     for clause in (part for whole in clauses for part in _ungap(whole)):
-        intent = parse_clause(clause) or _elided(clause, intents[-1] if intents else None)
+        intent = parse_clause(clause, skill_phrases) or _elided(clause, intents[-1] if intents else None)
         if intent is None:
             raise TaskNotUnderstood(task, clause)
         if intents and (merged := merge_pick(intents[-1], intent)) is not None:

@@ -83,6 +83,45 @@ class ActionVerb(StrEnum):
     GENERALIST = "GENERALIST"
 
 
+class Role(StrEnum):
+    """What a parameter is in a sentence, so a planner fills it from the right words of a task."""
+
+    OBJECT = "object"  # the thing acted on: "open THE FRONT DOOR"
+    DESTINATION = "destination"  # where the thing goes: "put it IN THE BIN"
+    DIRECTION = "direction"  # "push it LEFT"
+    QUANTITY = "quantity"  # a number with the unit the schema states: "10 CM", "TWICE"
+    PLACE = "place"  # a place or region the robot goes to or works in: "go to THE KITCHEN"
+    PERSON = "person"  # "hand it to THE OPERATOR"
+
+
+ROLE_BY_NAME: dict[str, Role] = {
+    "object": Role.OBJECT,
+    "target": Role.DESTINATION,
+    "direction": Role.DIRECTION,
+    "location": Role.PLACE,
+    "person": Role.PERSON,
+}
+"""The role a parameter of this name has when its manifest states none (the usual names)."""
+
+_VERB_PHRASE = r"^[a-z][a-z' \-]{0,47}$"
+
+
+class SkillLanguage(BaseModel):
+    """How people ask for a skill: its own verb phrases beside its ``actions``, and each parameter's role.
+
+    Data, read by the grammar planner to choose a skill for a clause; a user's new skill is planned
+    without a code change. A parameter with no role here gets one from its name (``object``,
+    ``target`` ...), see ``SkillManifest.roles``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    phrases: tuple[Annotated[str, Field(pattern=_VERB_PHRASE)], ...] = Field(
+        default=(), description="verb phrases that start a request for this skill, e.g. 'turn off', 'photograph'"
+    )
+    roles: dict[str, Role] = Field(default_factory=dict, description="parameter name -> its role in a sentence")
+
+
 def _not_blank(value: str) -> str:
     if not value.strip():
         raise ValueError("description must not be blank")
@@ -238,6 +277,7 @@ class SkillManifest(BaseModel):
     recovery: dict[FailureKind, RecoveryStrategy] = Field(default_factory=dict)
     timeout_s: float = Field(default=30.0, gt=0.0, le=3600.0)
     requires: tuple[Capability, ...] = ()
+    language: SkillLanguage = Field(default_factory=SkillLanguage, description="how people ask for this skill")
     ros: RosBinding | None = Field(default=None, validate_default=True)
     vla: VlaBinding | None = Field(default=None, validate_default=True)
 
@@ -269,6 +309,28 @@ class SkillManifest(BaseModel):
         if kind is not None and kind is not SkillKind.VLA and value is not None:
             raise ValueError(f"a {kind.value} skill must not have a vla block")
         return value
+
+    @model_validator(mode="after")
+    def _roles_name_parameters(self) -> Self:
+        props = self.parameter_names()
+        for param in self.language.roles:
+            if param not in props:
+                raise ValueError(f"language.roles names {param!r}, which is not a parameter ({', '.join(props)})")
+        return self
+
+    def roles(self) -> dict[str, Role]:
+        """Each parameter's role: as ``language.roles`` says, else from its name, else none."""
+        stated = dict(self.language.roles)
+        for param in self.parameter_names():
+            if param not in stated and (role := ROLE_BY_NAME.get(param)) is not None:
+                stated[param] = role
+        return stated
+
+    def parameter_schema(self, param: str) -> dict[str, Any]:
+        """The JSON Schema of one top-level parameter ({} when absent)."""
+        props = (self.parameters or {}).get("properties", {})
+        found = props.get(param) if isinstance(props, dict) else None
+        return found if isinstance(found, dict) else {}
 
     @property
     def name(self) -> str:

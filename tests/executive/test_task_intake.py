@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bt_executive.executive.task_intake import INVALID_GOAL, MAX_PROFILE_CHARS, MAX_TASK_CHARS, check_goal
-from bt_executive.llm.plan import Plan
+from bt_executive.executive.task_intake import INVALID_GOAL, MAX_PROFILE_CHARS, check_goal
+from bt_executive.llm.plan import MAX_TASK_CHARS, Plan
 from bt_executive.testing import Outcome
 from tests.executive.conftest import PICK, Rig, start
 

@@ -1,0 +1,195 @@
+"""Skill choice: which of the robot's skills a clause asks for, read from the manifests, never from code.
+
+A clause gives a verb and what it acts on; the manifests say which skills do
+that verb (``actions`` through the lexicon's ``actions`` words, or a phrase
+of their own under ``language.phrases``), on which objects (``objects``, and
+the affordances their preconditions name) and with which parameter taking
+the thing acted on or the place (``language.roles``)::
+
+    "open the front door"     verb OPEN     referent front_door (a door)
+      doors/open_door        objects [door, handle]      fits: its category is named    (2)
+      storage/open_cabinet   objects [cabinet, fridge]   no
+      tabletop/open_drawer   objects [drawer, cabinet]   no (and openable(drawer) fails)
+    -> doors/open_door(door=front_door)
+
+The most specific fit wins: a skill that names the object's category (2)
+beats one that takes any object (1); a region fits a skill with a ``place``
+parameter (2). No fit is a refusal naming the skills that do the verb; a tie
+at the top is a refusal (``ambiguous``) naming the tied skills, never a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+from bt_executive.llm.lexicon import Lexicon, load_lexicon
+from bt_executive.llm.object_matching import phrase_words
+from bt_executive.llm.plan import PlannerRefused, RefusalKind
+from bt_executive.skills.affordances import AFFORDANCE_NAMES
+from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
+from bt_executive.skills.predicates import parse_predicate
+from bt_executive.skills.world_state import WorldState
+
+NAMED = 2
+"""Score of a skill whose ``objects`` name the referent's category (or that takes a place, for a region)."""
+ANY_OBJECT = 1
+"""Score of a skill whose ``objects`` name only a generic word ("object", "item"): it takes anything."""
+
+
+@dataclass(frozen=True)
+class Referent:
+    """What a clause acts on: an object id, or a named region of the world (a room, a bay)."""
+
+    id: str
+    region: bool = False
+
+
+@dataclass(frozen=True)
+class Fit:
+    """One skill that can serve the clause, the parameter the referent fills, and how specifically."""
+
+    manifest: SkillManifest
+    param: str | None
+    score: int
+
+
+def candidates(
+    skills: Iterable[SkillManifest], verb: str | None, actions: Collection[ActionVerb]
+) -> list[SkillManifest]:
+    """The skills a verb asks for: those that list the verb phrase as their own, else those with the actions."""
+    pool = list(skills)
+    if verb is not None:
+        own = [m for m in pool if verb in m.language.phrases]
+        if own:
+            return own
+    return [m for m in pool if set(m.actions) & set(actions)]
+
+
+def actions_of(verb: str, lexicon: Lexicon | None = None) -> frozenset[ActionVerb]:
+    """The closed actions a verb phrase means, by the lexicon's ``actions`` words."""
+    lex = lexicon or load_lexicon()
+    return frozenset(action for phrase, action in lex.action_phrases() if phrase == verb)
+
+
+def referent_param(manifest: SkillManifest, *, region: bool) -> str | None:
+    """The parameter that takes the thing acted on (or the place, for a region); None when it takes none."""
+    roles = manifest.roles()
+    wanted = Role.PLACE if region else Role.OBJECT
+    stated = [p for p, role in roles.items() if role is wanted]
+    if stated or region:
+        return stated[0] if stated else None
+    for param in manifest.parameter_names():  # no stated object role: its first plain string parameter
+        schema = manifest.parameter_schema(param)
+        if param not in roles and schema.get("type") == "string" and "enum" not in schema:
+            return param
+    return None
+
+
+def affordance_needs(manifest: SkillManifest, param: str) -> frozenset[str]:
+    """The affordances the skill's preconditions ask of ``param`` (``openable(drawer)`` -> openable)."""
+    needs = set()
+    for text in manifest.preconditions:
+        atom = parse_predicate(text)
+        if atom.name in AFFORDANCE_NAMES and not atom.negated and atom.args == (param,):
+            needs.add(atom.name)
+    return frozenset(needs)
+
+
+def _canonical(words: Iterable[str], lex: Lexicon) -> set[str]:
+    table = lex.synonyms()
+    found: set[str] = set()
+    for word in words:
+        for part in phrase_words(word):
+            found.update({part, table.get(part, part), part.rstrip("s")})
+    return found
+
+
+def fit(
+    manifest: SkillManifest, referent: Referent | None, world: WorldState, lexicon: Lexicon | None = None
+) -> Fit | None:
+    """How well ``manifest`` serves a clause about ``referent``; None when it does not."""
+    lex = lexicon or load_lexicon()
+    if referent is None:  # "undock", "take a photo": a skill that needs nothing named
+        named = {referent_param(manifest, region=False), referent_param(manifest, region=True)}
+        return None if named & set(_required(manifest)) else Fit(manifest, None, NAMED)
+    param = referent_param(manifest, region=referent.region)
+    if param is None:
+        return None
+    takes = _canonical(manifest.objects, lex)
+    if referent.region:  # a skill for places (navigate_to) before one that also passes through one (vacuum)
+        single = manifest.parameter_schema(param).get("type") == "string"
+        return Fit(manifest, param, NAMED if single and takes & set(lex.places) else ANY_OBJECT)
+    obj = world.object(referent.id)
+    if obj is None or any(not obj.affords(need) for need in affordance_needs(manifest, param)):
+        return None
+    if names_category(manifest, obj.category, lex):
+        return Fit(manifest, param, NAMED)
+    if takes & set(lex.ignored):  # "object", "item": a skill for anything
+        return Fit(manifest, param, ANY_OBJECT)
+    return None
+
+
+def names_category(manifest: SkillManifest, category: str, lexicon: Lexicon | None = None) -> bool:
+    """Whether the skill's ``objects`` name this category (after the lexicon's synonyms)."""
+    lex = lexicon or load_lexicon()
+    return bool(_canonical([category], lex) & _canonical(manifest.objects, lex))
+
+
+def _required(manifest: SkillManifest) -> tuple[str, ...]:
+    required = (manifest.parameters or {}).get("required", ())
+    return tuple(required) if isinstance(required, list | tuple) else ()
+
+
+def choose(
+    skills: Sequence[SkillManifest],
+    referent: Referent | None,
+    world: WorldState,
+    *,
+    doing: str,
+    actions: Collection[ActionVerb] = (),
+) -> Fit:
+    """The one most specific skill for the referent; a refusal naming the candidates when none or a tie.
+
+    A skill that takes any object serves a verb only when that verb is its main action (its first):
+    tap lists INSPECT second, so "read the gauge" is not a tap."""
+    fits = [
+        f
+        for m in skills
+        if (f := fit(m, referent, world)) is not None
+        and (f.score > ANY_OBJECT or not actions or m.actions[0] in actions or doing in m.language.phrases)
+    ]
+    what = _describe(referent, world)
+    if not fits:
+        ids = [m.id for m in skills]
+        nearest = f"; skills that {doing}: {', '.join(ids)}" if ids else ""
+        raise PlannerRefused(
+            f"no skill of this robot can {doing} {what}{nearest}", RefusalKind.MISSING_SKILL, candidates=ids
+        )
+    best = max(f.score for f in fits)
+    top = [f for f in fits if f.score == best]
+    if len(top) > 1:
+        ids = [f.manifest.id for f in top]
+        raise PlannerRefused(
+            f"to {doing} {what}, {' and '.join(ids)} fit equally: say which", RefusalKind.AMBIGUOUS, candidates=ids
+        )
+    return top[0]
+
+
+def _describe(referent: Referent | None, world: WorldState) -> str:
+    if referent is None:
+        return "that"
+    if referent.region:
+        return f"the place {referent.id}"
+    obj = world.object(referent.id)
+    return f"{referent.id} (a {obj.category.replace('_', ' ')})" if obj is not None else referent.id
+
+
+def region_named(phrase: str, world: WorldState, lexicon: Lexicon | None = None) -> str | None:
+    """The region a phrase names by all its words ("the living room" -> living_room), if any."""
+    lex = lexicon or load_lexicon()
+    words = set(phrase_words(phrase)) - set(lex.ignored) - {"the", "a", "an"}
+    if not words:
+        return None
+    named = [name for name in world.regions if set(phrase_words(name)) == words]
+    return named[0] if len(named) == 1 else None

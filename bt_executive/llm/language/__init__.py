@@ -1,0 +1,1 @@
+"""Language: the words of tasks (lexicon, grammar, quantities, typos)."""

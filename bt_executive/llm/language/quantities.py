@@ -1,0 +1,406 @@
+"""Quantities: the amounts a task names ("push it 2 cm", "wait two seconds", "wave twice").
+
+A skill parameter such as ``tabletop/push``'s ``distance`` takes a number in one
+unit (its schema says ``unit: m``); users say "5 centimetres", "half a metre" or
+"0.05 m". This module finds those amounts in task text, converts them to the
+parameter's unit, and refuses an amount the parameter's bounds do not allow,
+naming the bound::
+
+    "push the red cube 5 cm to the left, twice"
+                       ────                ─────
+    find_quantities -> [Quantity(5 centimeter, length), Quantity(2 count)]
+    fit(first, {"unit": "m", "maximum": 0.2}, "distance", owner="tabletop/push") -> 0.05
+
+Number words are read by text2num ("two point five", "twenty-one"), units and
+conversions by pint. The words around them (count adverbs, fractions, count
+nouns, the units a task may name) are data in ``QuantityWords``, so a lexicon
+can supply its own. A number is an amount only when a unit or a count word
+follows it: "the 2 cubes" names objects, and so does "the 10 cm cube" (an
+amount right after a determiner describes an object, it does not ask for one).
+
+Importing pint and building its registry take about half a second together
+(0.3 to 0.5 s to import, 0.2 to 0.35 s to build), so both wait for the first
+use (``registry()``), never the import of this module.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from text_to_num import find_numbers  # type: ignore[import-untyped]
+
+from bt_executive.llm.plan import PlannerRefused, RefusalKind
+
+if TYPE_CHECKING:
+    import pint
+
+COUNT = "count"
+"""The unit and kind of a number of repetitions ("twice", "3 times")."""
+
+KINDS: Mapping[str, str] = {
+    "length": "meter",
+    "duration": "second",
+    "speed": "meter / second",
+    "angle": "radian",
+    "angular speed": "radian / second",
+    "force": "newton",
+}
+"""The kinds of amount a task may name, each with a unit of that kind: a unit is of the kind it converts to."""
+
+
+class QuantityWords(BaseModel):
+    """The words around numbers that make them amounts; a lexicon may load its own with ``model_validate``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    count_adverbs: dict[str, int] = Field(default_factory=lambda: {"once": 1, "twice": 2, "thrice": 3})
+    count_nouns: frozenset[str] = frozenset(
+        {"time", "times", "pass", "passes", "loop", "loops", "round", "rounds", "lap", "laps", "repetitions"}
+    )
+    fractions: dict[str, float] = Field(
+        default_factory=lambda: {"half": 0.5, "halves": 0.5, "quarter": 0.25, "quarters": 0.25}
+    )
+    articles: frozenset[str] = frozenset({"a", "an"})
+    determiners: frozenset[str] = Field(
+        default=frozenset({"the", "a", "an", "this", "that", "these", "those"}),
+        description='an amount right after one describes an object ("the 10 cm cube"), it is not read',
+    )
+    conjunctions: frozenset[str] = Field(
+        default=frozenset({"once"}),
+        description='count adverbs that at a clause start join clauses ("once it is up, wave") instead of counting',
+    )
+    clause_words: frozenset[str] = Field(
+        default=frozenset({"and", "then", "but", "so"}),
+        description="words after which a clause starts, as it does at the start of the text and after punctuation",
+    )
+    comparison_words: frozenset[str] = Field(
+        default=frozenset({"as"}),
+        description='a count adverb before one compares ("twice as far"), it does not repeat',
+    )
+    units: frozenset[str] = Field(
+        default=frozenset(
+            {
+                "meter",
+                "centimeter",
+                "millimeter",
+                "kilometer",
+                "inch",
+                "foot",
+                "second",
+                "millisecond",
+                "minute",
+                "hour",
+                "degree",
+                "radian",
+                "turn",
+                "revolutions_per_minute",
+                "newton",
+            }
+        ),
+        description="pint's names of the units a task may use; pint knows many more that are also everyday nouns "
+        "('2 hands', '2 points', '2 cups')",
+    )
+    not_units: frozenset[str] = Field(
+        default=frozenset({"in"}),
+        description="words pint reads as an allowed unit but that are far more often plain English ('put 2 in it')",
+    )
+
+
+ENGLISH = QuantityWords()
+"""The default words, for English tasks."""
+
+
+class Quantity(BaseModel):
+    """An amount found in a task: its value, unit, kind and where its words are in the text."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    value: float
+    unit: str = Field(description="pint's canonical unit ('centimeter', 'meter / second'), or 'count'")
+    kind: str = Field(description="a KINDS name, or 'count'")
+    span: tuple[int, int] = Field(description="character span of the amount's words in the task text")
+    text: str = Field(description="the words as the task says them")
+
+
+class UnitMismatch(PlannerRefused):
+    """An amount of the wrong kind for a parameter ("wait 10 cm"): refused rather than guessed."""
+
+    def __init__(self, reason: str, *, quantity: Quantity, takes: str):
+        super().__init__(reason, RefusalKind.NOT_AFFORDED)
+        self.quantity = quantity
+        self.takes = takes
+
+
+class QuantityOutOfBounds(PlannerRefused):
+    """An amount outside a parameter's bounds ("push it 50 cm" when pushes go 20 cm at most)."""
+
+    def __init__(self, reason: str, *, param: str, value: float, bound: str, limit: float | None):
+        super().__init__(reason, RefusalKind.NOT_AFFORDED)
+        self.param = param
+        self.value = value
+        self.bound = bound
+        self.limit = limit
+
+
+_registry: pint.UnitRegistry[Any] | None = None
+_registry_lock = threading.Lock()
+
+
+def registry() -> pint.UnitRegistry[Any]:
+    """The one pint registry, built on first use: importing pint and building it cost about 0.5 s."""
+    global _registry
+    if _registry is None:
+        with _registry_lock:
+            if _registry is None:
+                import pint  # paid by the first call that reads a unit, not by every import of the planner
+
+                _registry = pint.UnitRegistry()
+    return _registry
+
+
+def _parse_unit(words: str) -> pint.Unit | None:
+    try:
+        return registry().parse_units(words)
+    except Exception:  # pint raises several kinds (undefined name, syntax) for words that are no unit
+        return None
+
+
+@lru_cache(maxsize=1024)
+def _read_unit(words: str) -> tuple[str, str] | None:
+    """(pint's canonical name, kind) of unit words, or None when they are no unit of a known kind."""
+    for form in dict.fromkeys((words, words.lower())):
+        unit = _parse_unit(form)
+        if unit is None:
+            continue
+        root = registry().get_root_units(unit)[1]
+        for kind, reference in KINDS.items():
+            if root == registry().get_root_units(reference)[1]:
+                return str(unit), kind
+    return None
+
+
+def kind_of(unit: str) -> str:
+    """What a unit measures ('length', 'count', ...), so a caller can match an amount to a parameter."""
+    if unit == COUNT:
+        return COUNT
+    read = _read_unit(unit)
+    if read is None:
+        raise ValueError(f"{unit!r} is no unit of a kind tasks name ({', '.join(KINDS)}, {COUNT})")
+    return read[1]
+
+
+class _Word:
+    """A token as text2num's ``find_numbers`` reads it (its ``Token`` protocol), with its place in the text."""
+
+    __slots__ = ("end", "start", "word")
+
+    def __init__(self, match: re.Match[str]) -> None:
+        self.word = match.group()
+        self.start, self.end = match.span()
+
+    def text(self) -> str:
+        return self.word
+
+    def nt_separated(self, previous: _Word) -> bool:
+        return False
+
+    def not_a_number_part(self) -> bool:
+        return False
+
+
+# A number in digits (a minus sign only when it starts a word), a word (with "/" for "m/s"), or one other character.
+_NUMBER = r"(?:(?<!\w)-)?[0-9]+(?:\.[0-9]+)?"
+_TOKEN = re.compile(rf"{_NUMBER}|[^\W\d_]+(?:/[^\W\d_]+)*|\S")
+_IS_NUMBER = re.compile(_NUMBER)
+_UNIT_NAMES = re.compile(r"[A-Za-z_]+")
+
+
+@dataclass
+class _Reader:
+    """One pass over one task's tokens."""
+
+    text: str
+    tokens: list[_Word]
+    words: QuantityWords
+    low: list[str] = field(init=False)
+    numbers: dict[int, tuple[int, float]] = field(init=False)  # first token -> (end token, value)
+
+    def __post_init__(self) -> None:
+        self.low = [token.word.lower() for token in self.tokens]
+        self.numbers = {}
+        for i, token in enumerate(self.tokens):
+            if _IS_NUMBER.fullmatch(token.word):
+                self.numbers[i] = (i + 1, float(token.word))
+        # threshold 0: "two cm" is as much an amount as "twenty cm"; ordinals ("second") are never amounts.
+        for found in find_numbers(self.tokens, "en", 0):
+            if not found.is_ordinal:
+                self.numbers[int(found.start)] = (int(found.end), float(found.value))
+
+    def at(self, i: int) -> str:
+        return self.low[i] if i < len(self.low) else ""
+
+    def read(self) -> list[Quantity]:
+        found: list[Quantity] = []
+        i = 0
+        while i < len(self.tokens):
+            hit = self._amount(i)
+            if hit is None:
+                i += 1
+                continue
+            quantity, i = hit
+            if quantity is not None:
+                found.append(quantity)
+        return found
+
+    def _amount(self, start: int) -> tuple[Quantity | None, int] | None:
+        """The amount whose words begin at ``start`` and the token after them (None: no amount starts there)."""
+        words = self.words
+        if start in self.numbers:
+            end, value = self.numbers[start]
+            if self.at(end) == "and" and self.at(end + 1) in words.articles and self.at(end + 2) in words.fractions:
+                value += words.fractions[self.at(end + 2)]  # "one and a half metres"
+                end += 3
+            elif self.at(end) in words.fractions:
+                value *= words.fractions[self.at(end)]  # "three quarters of a turn"
+                end = self._past_of_a(end + 1)
+            elif self.at(end) in words.count_nouns:
+                return self._made(start, end + 1, value, COUNT, COUNT)
+        else:
+            first = start + 1 if self.at(start) in words.articles else start
+            if self.at(first) in words.fractions:
+                value = words.fractions[self.at(first)]  # "half a metre", "a quarter turn"
+                end = self._past_of_a(first + 1)
+            elif self.at(start) in words.count_adverbs and self._counts(start):
+                return self._made(start, start + 1, words.count_adverbs[self.at(start)], COUNT, COUNT)
+            else:
+                return None
+        unit = self._unit(end)
+        if unit is None:
+            return None
+        name, kind, end = unit
+        return self._made(start, end, value, name, kind)
+
+    def _made(self, start: int, end: int, value: float, unit: str, kind: str) -> tuple[Quantity | None, int]:
+        if start > 0 and self.low[start - 1] in self.words.determiners:
+            return None, end  # "the 10 cm cube": the amount is part of the object's name
+        span = (self.tokens[start].start, self.tokens[end - 1].end)
+        quantity = Quantity(value=value, unit=unit, kind=kind, span=span, text=self.text[span[0] : span[1]])
+        return quantity, end
+
+    def _counts(self, i: int) -> bool:
+        """Whether a count adverb counts: not joining clauses ("once it is up, ..."), not comparing ("twice as")."""
+        if self.at(i + 1) in self.words.comparison_words:
+            return False
+        if self.at(i) not in self.words.conjunctions:
+            return True
+        previous = self.tokens[i - 1].word if i > 0 else ""
+        return previous[-1:].isalnum() and previous.lower() not in self.words.clause_words
+
+    def _past_of_a(self, i: int) -> int:
+        """Skip the "of a" in "a quarter of a turn" and the "a" in "half a metre"."""
+        if self.at(i) == "of":
+            i += 1
+        return i + 1 if self.at(i) in self.words.articles else i
+
+    def _unit(self, i: int) -> tuple[str, str, int] | None:
+        """(canonical unit, kind, token after it) for the unit words at ``i``: "cm", "m/s", "metre per second"."""
+        if i >= len(self.tokens) or self.low[i] in self.words.not_units:
+            return None
+        word = self.tokens[i].word
+        if self.at(i + 1) == "per" and i + 2 < len(self.tokens):
+            read = self._allowed(f"{word} per {self.tokens[i + 2].word}")
+            if read is not None:
+                return (*read, i + 3)
+        read = self._allowed(word)
+        return None if read is None else (*read, i + 1)
+
+    def _allowed(self, words: str) -> tuple[str, str] | None:
+        read = _read_unit(words)
+        if read is None or not set(_UNIT_NAMES.findall(read[0])) <= self.words.units:
+            return None
+        return read
+
+
+def find_quantities(text: str, words: QuantityWords = ENGLISH) -> list[Quantity]:
+    """Every amount a task names, in order, with spans so the grammar can cut them out of its phrases."""
+    tokens = [_Word(match) for match in _TOKEN.finditer(text)]
+    return _Reader(text, tokens, words).read() if tokens else []
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
+def convert(quantity: Quantity, to_unit: str, *, param: str = "the parameter") -> float:
+    """The amount in a parameter's unit; an amount of another kind is refused (``UnitMismatch``), never guessed."""
+    takes = kind_of(to_unit)
+    if takes != quantity.kind:
+        shown = "" if takes == COUNT else f" ({to_unit})"
+        reason = f"{quantity.text} is {_a(quantity.kind)}, {param} takes {_a(takes)}{shown}"
+        raise UnitMismatch(reason, quantity=quantity, takes=takes)
+    if takes == COUNT:
+        return quantity.value
+    return float(registry().Quantity(quantity.value, quantity.unit).to(to_unit).magnitude)
+
+
+_UNIT_SYMBOL = re.compile(r"[A-Za-z°]+(?:/[A-Za-z]+)?")
+
+
+def schema_unit(schema: Mapping[str, Any]) -> str | None:
+    """A parameter's unit: its schema's ``unit``, or a description that is only a unit (``description: m``)."""
+    unit = schema.get("unit")
+    if isinstance(unit, str):
+        return unit
+    description = schema.get("description")
+    if isinstance(description, str) and _UNIT_SYMBOL.fullmatch(description) and _read_unit(description):
+        return description
+    if schema.get("type") == "integer":
+        return COUNT  # a whole number with no unit counts something: "3 times", "twice"
+    return None
+
+
+def _number(limit: object) -> float | None:
+    return float(limit) if isinstance(limit, int | float) and not isinstance(limit, bool) else None
+
+
+_BOUNDS: tuple[tuple[str, Callable[[float, float], bool], str], ...] = (
+    ("minimum", lambda value, limit: value < limit, "below the minimum"),
+    ("exclusiveMinimum", lambda value, limit: value <= limit, "not above the exclusive minimum"),
+    ("maximum", lambda value, limit: value > limit, "above the maximum"),
+    ("exclusiveMaximum", lambda value, limit: value >= limit, "not below the exclusive maximum"),
+)
+
+
+def check_bounds(
+    value: float, schema: Mapping[str, Any], param: str, *, owner: str, unit: str = "", said: str = ""
+) -> None:
+    """Refuse a value the parameter's schema does not allow, naming the bound so the user can ask again."""
+    suffix = f" {unit}" if unit and unit != COUNT else ""
+    shown = f"{value:g}{suffix}"
+    amount = f"{said} ({shown})" if said and said != shown else shown
+    for keyword, breaks, words in _BOUNDS:
+        limit = _number(schema.get(keyword))
+        if limit is not None and breaks(value, limit):
+            reason = f"{param} {amount} is {words} {limit:g}{suffix} of {owner}'s {param}"
+            raise QuantityOutOfBounds(reason, param=param, value=value, bound=keyword, limit=limit)
+    if schema.get("type") == "integer" and not float(value).is_integer():
+        reason = f"{param} {amount} is not a whole number, which {owner}'s {param} must be"
+        raise QuantityOutOfBounds(reason, param=param, value=value, bound="type", limit=None)
+
+
+def fit(quantity: Quantity, schema: Mapping[str, Any], param: str, *, owner: str) -> float:
+    """The value a skill call sends for an amount: converted to the parameter's unit and checked against its bounds."""
+    unit = schema_unit(schema)
+    if unit is None:
+        raise ValueError(
+            f"{owner}'s {param} names no unit (give its schema a `unit:`), so {quantity.text!r} cannot be converted"
+        )
+    value = convert(quantity, unit, param=f"{owner}'s {param}")
+    check_bounds(value, schema, param, owner=owner, unit=unit, said=quantity.text)
+    return value

@@ -1,0 +1,177 @@
+"""Skills chosen from their manifests: the home robot of the eval, a user's new skill, typos, amounts, blanks.
+
+Planned with the grammar planner alone (StubPlanner) against the eval's home robot (the shipped skills plus
+the catalog's home families, tests/golden/robots/home): no skill id is in planner code, so each case here is
+the manifests' `actions`, `objects`, `language` and preconditions deciding.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bt_executive.llm.language.quantities import QuantityOutOfBounds
+from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
+from bt_executive.llm.stub_planner import StubPlanner
+from bt_executive.llm.task_grammar import TaskNotUnderstood
+from bt_executive.skills.loader import load_model
+from bt_executive.skills.manifest import SkillManifest
+from bt_executive.skills.registry import SkillRegistry
+from bt_executive.skills.world_state import WorldState
+
+ROOT = Path(__file__).parents[2]
+HOME = ROOT / "tests" / "golden" / "robots" / "home"
+TABLETOP = ROOT / "tests" / "golden" / "robots" / "tabletop"
+
+
+def _robot(folder: Path, extra: list[Path] | None = None) -> tuple[StubPlanner, WorldState]:
+    spec = yaml.safe_load((folder / "robot.yaml").read_text())
+    registry = SkillRegistry.discover([ROOT / d for d in spec["skills"]] + (extra or []), use_entry_points=False)
+    return StubPlanner(registry), load_model(folder / spec["world"], WorldState)
+
+
+@pytest.fixture(scope="module")
+def home() -> tuple[StubPlanner, WorldState]:
+    return _robot(HOME)
+
+
+@pytest.fixture(scope="module")
+def tabletop() -> tuple[StubPlanner, WorldState]:
+    return _robot(TABLETOP)
+
+
+def _calls(plan: Plan) -> list[tuple[str, dict[str, object]]]:
+    return [(call.skill, dict(call.args)) for call in plan.steps]
+
+
+@pytest.mark.parametrize(
+    ("task", "calls"),
+    [
+        ("open the front door", [("doors/open_door", {"door": "front_door"})]),
+        ("open the brown door", [("doors/open_door", {"door": "d2"})]),
+        ("open the fridge", [("storage/open_cabinet", {"cabinet": "fridge"})]),
+        ("go to the kitchen", [("nav/navigate_to", {"location": "kitchen"})]),
+        ("wipe the kitchen table", [("cleaning/wipe_table", {"surface": "kitchen_table"})]),
+        ("turn off the light", [("manip/flip_switch", {"switch": "s1", "state": "off"})]),
+        ("vacuum the living room", [("cleaning/vacuum_floor", {"zone": "living_room"})]),
+        ("empty the trash", [("cleaning/empty_trash", {"bin": "bin"})]),
+        ("go to the dock", [("nav/dock", {"dock": "dock"})]),
+        (
+            "go to the kitchen and wipe the table",
+            [("nav/navigate_to", {"location": "kitchen"}), ("cleaning/wipe_table", {"surface": "kitchen_table"})],
+        ),
+        ("wipe down the counter twice", [("cleaning/wipe_table", {"surface": "counter", "passes": 2})]),
+        (
+            "put the red mug in the bin",
+            [("tabletop/pick", {"object": "m7"}), ("storage/place_in", {"container": "bin"})],
+        ),
+    ],
+)
+def test_the_home_robot_plans_its_tasks_with_the_skill_its_manifests_fit(
+    home: tuple[StubPlanner, WorldState], task: str, calls: list[tuple[str, dict[str, object]]]
+) -> None:
+    planner, world = home
+    assert _calls(planner.plan(task, world)) == calls
+
+
+def test_open_the_door_with_two_doors_is_refused_as_ambiguous_naming_both(home: tuple[StubPlanner, WorldState]) -> None:
+    planner, world = home
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("open the door", world)
+    assert (refused.value.kind, set(refused.value.candidates)) == (RefusalKind.AMBIGUOUS, {"front_door", "d2"})
+
+
+def test_a_verb_no_skill_of_the_robot_does_on_that_object_is_refused_missing_skill(
+    home: tuple[StubPlanner, WorldState],
+) -> None:
+    planner, world = home
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("read the pressure gauge", world)  # tap lists INSPECT, but second: it is not a reading
+    assert refused.value.kind is RefusalKind.MISSING_SKILL
+
+
+def test_a_users_new_skill_is_planned_from_its_manifest_alone(tmp_path: Path) -> None:
+    manifest = {
+        "id": "garden/water_plant",
+        "description": "Water one potted plant with the watering can until the soil is damp.",
+        "kind": "ros_action",
+        "actions": ["POUR"],
+        "objects": ["plant", "pot"],
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "plant": {"type": "string", "minLength": 1},
+                "volume": {"type": "number", "minimum": 0.05, "maximum": 1.0, "unit": "l"},
+            },
+            "required": ["plant"],
+            "additionalProperties": False,
+        },
+        "language": {"phrases": ["water"], "roles": {"plant": "object", "volume": "quantity"}},
+        "ros": {"action_type": "bt_executive_interfaces/action/RunSkill", "action_name": "skills/water_plant"},
+    }
+    SkillManifest.model_validate(manifest)
+    (tmp_path / "water_plant.yaml").write_text(yaml.safe_dump(manifest))
+    planner, world = _robot(HOME, [tmp_path])
+    world = world.model_copy(
+        update={"objects": (*world.objects, world.objects[0].model_copy(update={"id": "p3", "category": "plant"}))}
+    )
+    assert _calls(planner.plan("water the plant", world)) == [("garden/water_plant", {"plant": "p3"})]
+
+
+def test_a_role_that_names_no_parameter_is_refused_at_load() -> None:
+    with pytest.raises(ValueError, match=r"language\.roles names 'thing'"):
+        SkillManifest.model_validate(
+            {
+                "id": "a/b",
+                "description": "d",
+                "kind": "ros_action",
+                "actions": ["PUSH"],
+                "parameters": {"type": "object", "properties": {"object": {"type": "string"}}},
+                "language": {"roles": {"thing": "object"}},
+                "ros": {"action_type": "x/action/Y", "action_name": "y"},
+            }
+        )
+
+
+def test_an_amount_is_converted_to_the_parameters_unit(tabletop: tuple[StubPlanner, WorldState]) -> None:
+    planner, world = tabletop
+    plan = planner.plan("push the red cube 10 cm to the left", world)
+    assert _calls(plan) == [("tabletop/push", {"object": "red_cube", "direction": "left", "distance": 0.1})]
+
+
+def test_an_amount_beyond_the_schemas_bound_is_refused_naming_the_bound(
+    tabletop: tuple[StubPlanner, WorldState],
+) -> None:
+    planner, world = tabletop
+    with pytest.raises(QuantityOutOfBounds, match=r"maximum 0\.2 m"):
+        planner.plan("push the red cube 50 cm left", world)
+
+
+def test_an_amount_no_parameter_takes_is_not_guessed_at(tabletop: tuple[StubPlanner, WorldState]) -> None:
+    planner, world = tabletop
+    with pytest.raises(TaskNotUnderstood):
+        planner.plan("pick up the red cube twice", world)
+
+
+def test_a_typo_is_read_as_the_word_meant_and_the_notes_say_so(tabletop: tuple[StubPlanner, WorldState]) -> None:
+    planner, world = tabletop
+    plan = planner.plan("put teh red cueb on the plate", world)
+    assert [c.label() for c in plan.steps] == ["pick(red_cube)", "place_on(plate)"]
+    assert '"teh" -> "the", "cueb" -> "cube"' in plan.notes
+
+
+def test_a_colour_is_never_fuzzed_into_another(tabletop: tuple[StubPlanner, WorldState]) -> None:
+    planner, world = tabletop
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("pick up the purple cube", world)
+    assert refused.value.kind is RefusalKind.NO_SUCH_OBJECT
+
+
+@pytest.mark.parametrize("task", ["", "   ", "x" * 2001])
+def test_a_blank_or_oversized_task_is_refused_at_once(tabletop: tuple[StubPlanner, WorldState], task: str) -> None:
+    planner, world = tabletop
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan(task, world)
+    assert refused.value.kind is RefusalKind.OUT_OF_SCOPE
