@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -65,6 +66,12 @@ class Lexicon(BaseModel):
     function_words: list[str] = Field(
         default_factory=list, description="small words of tasks: known, so never read as a typo of another"
     )
+    sizes: dict[Literal["large", "small"], list[str]] = Field(
+        default_factory=dict, description="size words that pick the largest or smallest match"
+    )
+    ordinals: list[str] = Field(default_factory=list, description="first, second ...: rank by position")
+    parts: list[str] = Field(default_factory=list, description="parts of an object a skill on it grasps itself")
+    people: list[str] = Field(default_factory=list, description="words for the person the robot serves")
     ignored: list[str] = Field(default_factory=list)
     quantifiers: list[str] = Field(default_factory=list)
     out_of_scope: list[str] = Field(default_factory=list, description="requests no robot skill serves")

@@ -50,7 +50,7 @@ from bt_executive.llm.lexicon import load_lexicon
 from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.world_state import ObjectState, WorldState
 
-MatchRule = Literal["exact", "substring", "words", "embedding", "position", "relation"]
+MatchRule = Literal["exact", "substring", "words", "embedding", "position", "relation", "size", "negation", "ordinal"]
 
 ARTICLES = frozenset({"the", "a", "an", "this", "that", "those", "these"})
 """Leading words that only point at an object, dropped before any rule."""
@@ -135,10 +135,21 @@ def object_words(obj: ObjectState, *, container: bool = True) -> frozenset[str]:
     return frozenset(words)
 
 
+def _kind_words(obj: ObjectState) -> set[str]:
+    """The words of what an object is and looks like (category and colour), not of its id."""
+    return set(phrase_words(obj.category)) | set(phrase_words(obj.colour))
+
+
 def match_objects(
     phrase: str, world: WorldState, *, exclude: Collection[str] = (), among: Collection[str] | None = None
 ) -> ObjectMatch:
     """The ids ``phrase`` matches by the first rule that matches any, sorted; empty when none does."""
+    refined = _refined(phrase, world, exclude=exclude, among=among)
+    if refined is not None:
+        return refined
+    whole = _without_part(phrase)
+    if whole is not None:  # "the drawer handle": the drawer
+        return match_objects(whole, world, exclude=exclude, among=among)
     pool = sorted(
         (o for o in world.objects if o.id not in exclude and (among is None or o.id in among)), key=lambda o: o.id
     )
@@ -146,18 +157,27 @@ def match_objects(
     while words and words[0] in ARTICLES:
         words = words[1:]
     as_id = "_".join(words)
+
+    def with_same_kind(by_id: list[str], rule: MatchRule) -> ObjectMatch:
+        # "the door" names front_door by its id, and d2 by its category: both, never the id alone ("the red
+        # cube" is every red cube; "green" alone names no kind, and stays the id's).
+        kind = [
+            o.id
+            for o in pool
+            if o.id not in by_id and set(words) <= _kind_words(o) and set(words) & set(phrase_words(o.category))
+        ]
+        if kind:
+            return ObjectMatch(phrase=phrase, ids=tuple(sorted(by_id + kind)), rule="words")
+        return ObjectMatch(phrase=phrase, ids=tuple(by_id), rule=rule)
+
     exact = [o.id for o in pool if o.id == as_id]
-    if exact:
+    if exact:  # "red cube" is red_cube, even beside red_cube_2: the user named an id
         return ObjectMatch(phrase=phrase, ids=tuple(exact), rule="exact")
     if as_id:
         starts_word = re.compile(rf"(?:^|_){re.escape(as_id)}")
         substring = [o.id for o in pool if starts_word.search(o.id)]
         if substring:
-            # "the door" names front_door by its id, and d2 by its category: both, never the id alone.
-            same_kind = [o.id for o in pool if o.id not in substring and set(words) <= set(phrase_words(o.category))]
-            if same_kind:
-                return ObjectMatch(phrase=phrase, ids=tuple(sorted(substring + same_kind)), rule="words")
-            return ObjectMatch(phrase=phrase, ids=tuple(substring), rule="substring")
+            return with_same_kind(substring, "substring")
     table = synonyms()
     # A word some object here has is its own meaning: "counter" is the counter, where there is one, not a table.
     own = {w for o in pool for w in object_words(o, container=False)}
@@ -186,6 +206,78 @@ def match_objects(
     if related is not None:
         return ObjectMatch(phrase=phrase, ids=related, rule="relation")
     return ObjectMatch(phrase=phrase, ids=())
+
+
+SIZE_MARGIN = 1.25
+"""The largest match must be this many times the volume of the next to be "the big one" (else a tie)."""
+
+_NEGATION = re.compile(r"^(?P<x>.+?)\s+(?:that|which)\s+(?:is|are)(?:\s+not|n\s+t|nt)\s+(?P<neg>.+)$")
+"""'the cube that is not red', 'the block which isn't green' (apostrophes are gone by now)."""
+
+
+def _refined(
+    phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
+) -> ObjectMatch | None:
+    """Rules 7-9, read before the others: negation, ordinals by position, and sizes. None: not such a phrase."""
+    lex = load_lexicon()
+    text = " ".join(phrase.lower().replace("-", " ").split())
+    negated = _NEGATION.match(text)
+    if negated is not None:  # rule 7: what the head names, less what the negated words name
+        head = match_objects(negated.group("x"), world, exclude=exclude, among=among).ids
+        unwanted = {synonyms().get(w, w) for w in phrase_words(negated.group("neg"))} - ignored_words()
+        kept = tuple(i for i in head if (o := world.object(i)) is not None and not unwanted <= object_words(o))
+        return ObjectMatch(phrase=phrase, ids=kept, rule="negation")
+    if lex.ordinals:
+        ordinal = re.match(
+            rf"^(?:the\s+)?(?P<n>{'|'.join(lex.ordinals)})\s+(?P<x>.+?)\s+from\s+(?:the\s+|your\s+)?(?P<side>left|right)$",
+            text,
+        )
+        if ordinal is not None:  # rule 8: "the second cube from the left", in the robot's frame (y is left)
+            rank = lex.ordinals.index(ordinal.group("n"))
+            found = match_objects(ordinal.group("x"), world, exclude=exclude, among=among).ids
+            sign = -1.0 if ordinal.group("side") == "left" else 1.0
+            ranked = sorted(found, key=lambda i: sign * _y(world, i))
+            if rank >= len(ranked):
+                return ObjectMatch(phrase=phrase, ids=(), rule="ordinal")
+            ties = [i for i in ranked if abs(_y(world, i) - _y(world, ranked[rank])) < TIE_M]
+            return ObjectMatch(phrase=phrase, ids=tuple(sorted(ties)), rule="ordinal")
+    words = text.split()
+    size = next((kind for kind, said in lex.sizes.items() for w in words if w in said), None)
+    if size is None:
+        return None
+    rest = " ".join(w for w in words if not any(w in said for said in lex.sizes.values()))
+    if not rest:
+        return ObjectMatch(phrase=phrase, ids=(), rule="size")
+    match = match_objects(rest, world, exclude=exclude, among=among)
+    # Every object the words describe, an id's namesake with the rest ("the big red cube": both red cubes).
+    wanted = {synonyms().get(w, w) for w in phrase_words(rest)} - ignored_words() - ARTICLES
+    described = {o.id for o in world.objects if wanted and wanted <= object_words(o, container=False)}
+    sized = sorted(set(match.ids) | {i for i in described if i not in exclude and (among is None or i in among)})
+    if len(sized) < 2:
+        return match  # one: the size word only describes it
+    by_volume = sorted(sized, key=lambda i: _volume(world, i), reverse=(size == "large"))
+    first, second = (_volume(world, i) for i in by_volume[:2])
+    clear = first >= SIZE_MARGIN * second if size == "large" else second >= SIZE_MARGIN * first
+    return ObjectMatch(phrase=phrase, ids=(by_volume[0],) if clear else tuple(sized), rule="size")
+
+
+def _without_part(phrase: str) -> str | None:
+    """ "the drawer handle" -> "the drawer": a part word after words that name something else; else None."""
+    words = phrase.split()
+    if len(words) < 2 or words[-1] not in load_lexicon().parts:
+        return None
+    rest = " ".join(words[:-1])
+    return rest if set(phrase_words(rest)) - ignored_words() - ARTICLES else None
+
+
+def _y(world: WorldState, object_id: str) -> float:
+    found = world.object(object_id)
+    return float(found.position[1]) if found is not None else 0.0
+
+
+def _volume(world: WorldState, object_id: str) -> float:
+    found = world.object(object_id)
+    return math.prod(found.size) if found is not None else 0.0
 
 
 _ROBOT = r"(?:you|me|us|the robot|the arm|the base|your base)"

@@ -43,7 +43,7 @@ from bt_executive.skills.manifest import SKILL_ID_PATTERN, SkillManifest
 from bt_executive.skills.parameters import argument_errors
 from bt_executive.skills.predicates import Predicate, PredicateText, parse_predicate
 from bt_executive.skills.registry import SkillRegistry, UnknownSkill
-from bt_executive.skills.world_state import GripperState, WorldState
+from bt_executive.skills.world_state import GripperState, Vec3, WorldState
 
 Tier = Literal["grammar", "paraphrase", "quantified", "implicit_precondition", "must_refuse"]
 TIERS: tuple[Tier, ...] = ("grammar", "paraphrase", "quantified", "implicit_precondition", "must_refuse")
@@ -61,6 +61,8 @@ class Scenario(BaseModel):
     at_home: bool = True
     remove: tuple[str, ...] = ()
     unreachable: tuple[str, ...] = Field(default=(), description="objects out of the arm's reach (base too far)")
+    resize: dict[str, Vec3] = Field(default_factory=dict, description="object -> its size instead (full extents, m)")
+    recolour: dict[str, str] = Field(default_factory=dict, description="object -> its colour instead")
 
     def object_ids(self) -> dict[str, tuple[str, ...]]:
         """Every object id this scenario names, by field, so a loader can check them against the world."""
@@ -70,6 +72,8 @@ class Scenario(BaseModel):
             "inside": (*self.inside, *self.inside.values()),
             "remove": self.remove,
             "unreachable": self.unreachable,
+            "resize": tuple(self.resize),
+            "recolour": tuple(self.recolour),
         }
 
     def apply(self, world: WorldState) -> WorldState:
@@ -80,6 +84,10 @@ class Scenario(BaseModel):
                 continue
             if obj.id in self.unreachable:
                 obj = obj.model_copy(update={"reachable": False})
+            if obj.id in self.resize:
+                obj = obj.model_copy(update={"size": self.resize[obj.id]})
+            if obj.id in self.recolour:
+                obj = obj.model_copy(update={"colour": self.recolour[obj.id]})
             if obj.id == self.holding:
                 obj = obj.model_copy(update={"supported_by": None, "inside": None})
             elif obj.id in self.rests_on:

@@ -57,6 +57,7 @@ from bt_executive.llm.grammar_planner.skill_choice import (
     choose,
     fit,
     names_category,
+    referent_param,
     region_named,
 )
 from bt_executive.llm.language.quantities import UnitMismatch
@@ -67,6 +68,7 @@ from bt_executive.llm.object_matching import (
     AmbiguousObject,
     UnknownObject,
     expand_phrase,
+    ignored_words,
     match_objects,
     object_words,
     phrase_words,
@@ -134,7 +136,7 @@ _FROM_REGION = re.compile(r"^(?P<what>.+?)\s+(?:from|in|out of|at)\s+(?P<where>(
 
 _HELD_PHRASE = re.compile(
     r"\b(?:you are holding|you re holding|youre holding|you hold|you have|you are carrying|you carry|"
-    r"in your (?:hand|gripper)|in the gripper|that is held|being held|held one)\b"
+    r"in your (?:hand|gripper)|in the gripper|that is held|being held|held one|held|grasped|gripped|picked up)\b"
 )
 """Words that name the object in the gripper ("the cube you are holding")."""
 
@@ -259,6 +261,8 @@ class _PlanBuilder:
             if among is not None and referent not in among:
                 raise UnplannableStep(f"'it' in {intent.clause!r} refers to {referent}, which cannot be used there")
             return referent
+        if not set(phrase_words(phrase)) - ignored_words():  # "the object", "the item": as 'it'
+            return self.resolve(None, intent, among=among)
         alternatives = _OR.split(phrase)
         if len(alternatives) > 1:  # "the red cube or the blue cube": either will do, the nearest
             options = sorted({self.resolve(part, intent, among=among) for part in alternatives})
@@ -414,11 +418,9 @@ class _PlanBuilder:
             self.depth -= 1
 
     def achiever(self, goal: Predicate) -> tuple[str, dict[str, JsonValue]] | None:
-        """A skill of this owner whose effect, unified with ``goal``, binds every required argument."""
-        for skill in sorted(self.registry.ids()):
-            owner, _, name = skill.partition("/")
-            if owner != self.owner:
-                continue
+        """A skill whose effect, unified with ``goal``, binds every required argument (the owner's first:
+        ``reachable(x)`` is nav/approach_object's on a mobile robot, ``holding(x)`` the arm's pick)."""
+        for skill in sorted(self.registry.ids(), key=lambda i: (not i.startswith(f"{self.owner}/"), i)):
             manifest = self.registry.get(skill)
             required = set((manifest.parameters or {}).get("required", ()))
             for text in manifest.effects:
@@ -433,7 +435,7 @@ class _PlanBuilder:
                         break
                 else:
                     if required <= set(args):
-                        return name, args
+                        return skill, args
         return None
 
     def park(self, held: str, why: str) -> bool:
@@ -699,6 +701,9 @@ class _PlanBuilder:
         intent = self.place_apart(intent, skills)
         referent = self.referent(intent, skills)
         chosen = choose(skills, referent, self.world, doing=doing, actions=actions)
+        if referent is None:
+            referent = self.unnamed_referent(chosen.manifest)
+            chosen = Fit(chosen.manifest, referent_param(chosen.manifest, region=False), chosen.score)
         args = self.arguments(chosen, referent, intent)
         skill = chosen.manifest.id
         if referent is not None and not referent.region:
@@ -715,9 +720,11 @@ class _PlanBuilder:
     def referent(self, intent: Intent, skills: list[SkillManifest]) -> Referent | None:
         """What the clause acts on: a region it names, else the object among those some skill fits."""
         fitting = {o.id for o in self.world.objects if any(fit(m, Referent(o.id), self.world) for m in skills)}
+        if intent.object is not None and self.names_a_person(intent.object, skills):
+            return None  # "follow me": the skill's person, its default
         if intent.object is None:
-            if intent.verb is not None and intent.clause == intent.verb:
-                return None  # "undock", "vacuum": nothing named
+            if intent.bare:
+                return None  # "undock", "wait 10 seconds": nothing named
             return Referent(self.resolve(None, intent, among=fitting))  # "put the cube in the drawer and shut it"
         region = region_named(intent.object, self.world)
         if region is not None and any(fit(m, Referent(region, region=True), self.world) for m in skills):
@@ -747,6 +754,31 @@ class _PlanBuilder:
             else:
                 raise TaskNotUnderstood(intent.clause, intent.clause)
 
+    def unnamed_referent(self, manifest: SkillManifest) -> Referent | None:
+        """What a skill acts on when the task names nothing ("recharge"): its default when that is here, else
+        the one object here it fits; a default naming nothing in this world is never sent."""
+        param = referent_param(manifest, region=False)
+        if param is None:
+            return None
+        default = manifest.parameter_schema(param).get("default")
+        if default is None or self.world.object(str(default)) is not None:
+            return None  # the skill's own choice, and it names something here (or it needs none)
+        fitting = sorted(o.id for o in self.world.objects if fit(manifest, Referent(o.id), self.world) is not None)
+        if len(fitting) == 1:
+            self.notes.append(f"{manifest.id}'s {param}: {fitting[0]}, the one here ({default!r} is not)")
+            return Referent(fitting[0])
+        if not fitting:
+            raise PlannerRefused(
+                f"{manifest.id} would act on {default!r}, which is not in the world; name what to use",
+                RefusalKind.NO_SUCH_OBJECT,
+            )
+        raise PlannerRefused(f"{manifest.id} needs its {param}: say which", RefusalKind.AMBIGUOUS, candidates=fitting)
+
+    @staticmethod
+    def names_a_person(phrase: str, skills: list[SkillManifest]) -> bool:
+        """Whether ``phrase`` is the person the robot serves ("me", "the operator") and a skill takes one."""
+        return phrase in load_lexicon().people and any(Role.PERSON in m.roles().values() for m in skills)
+
     def place_apart(self, intent: Intent, skills: list[SkillManifest]) -> Intent:
         """ "the red mug from the kitchen": the region is the skill's place, not part of the object."""
         found = _FROM_REGION.match(intent.object or "")
@@ -772,6 +804,8 @@ class _PlanBuilder:
                 place = region_named(intent.target, self.world) if intent.target and role is Role.PLACE else None
                 args[param] = place or self._target(intent, referent.id if referent else "")
                 took_target = True
+            elif role is Role.PERSON and intent.target is not None and intent.target in load_lexicon().people:
+                took_target = True  # "hand it to me": the skill's person, its default
             elif role is Role.DIRECTION and intent.direction is not None:
                 allowed = manifest.parameter_schema(param).get("enum")
                 if allowed is not None and intent.direction not in allowed:

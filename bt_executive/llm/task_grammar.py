@@ -16,6 +16,7 @@ guessed at::
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection
 from enum import StrEnum
@@ -84,6 +85,7 @@ class Intent(BaseModel):
     excluding: str | None = Field(default=None, description="objects left out of a plural ('except the red one')")
     top: str | None = Field(default=None, description="the object a tower ends with ('with the red cube on top')")
     verb: str | None = Field(default=None, description="the verb phrase as said ('go to', 'fetch')")
+    bare: bool = Field(default=False, description="the act verb stands alone: nothing named ('undock', 'wait')")
     quantities: tuple[Quantity, ...] = Field(default=(), description="amounts the clause names ('10 cm', 'twice')")
 
 
@@ -153,14 +155,8 @@ class _Compiled:
             rf"(?:(?:to|towards|toward)\s+(?:the\s+)?)?(?P<d>{alternatives})"
             r"(?:\s+(?:a\s+(?:bit|little)|slightly|a\s+few\s+centimetres|a\s+few\s+cm))?$"
         )
-        verbs = "|".join(sorted(re.escape(w) for w in lex.verb_words()))
-        # A comma starts a new clause only before a verb or a sequencing/politeness word: "the red, green
-        # and blue cubes" is one list.
-        leads = "|".join(sorted({re.escape(w.split()[0]) for w in lex.filler_prefixes} | set(verbs.split("|"))))
-        self.separator = re.compile(
-            rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?(?=(?:{leads})\b)|\s+and\s+then\s+|\s+then\s+"
-            rf"|\s+after\s+that\s+|\s+afterwards\s+|\s+and\s+(?=(?:{verbs})\b))\s*"
-        )
+        self.lexicon = lex
+        self.separator = self.separator_with(frozenset())
         self.put_down = frozenset(lex.put_down_verbs)
         relations = "|".join(_alternatives(lex.unsupported_relations))
         self.unsupported = re.compile(rf"(?:^|\s)(?:{relations})(?:\s|$)")
@@ -173,6 +169,20 @@ class _Compiled:
         self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")\s+)+")
         self.suffix = re.compile(r"(?:[\s,]+(?:" + "|".join(_alternatives(lex.filler_suffixes)) + r"))+$")
         self.adverbs = re.compile(r"(?:^|\s)(?:" + "|".join(_alternatives(lex.adverbs)) + r")(?=\s|,|$)")
+
+    @functools.lru_cache(maxsize=16)  # noqa: B019 - one _Compiled per lexicon, and few skill sets
+    def separator_with(self, skill_verbs: frozenset[str]) -> re.Pattern[str]:
+        """Where a task splits into clauses: 'then', ',' or 'and' before a verb (the lexicon's, and the first
+        words of the robot's skill phrases: "..., wait 5 seconds, then ..."). "the red, green and blue cubes"
+        is one list."""
+        verbs = "|".join(sorted(re.escape(w) for w in self.lexicon.verb_words() | skill_verbs))
+        leads = "|".join(
+            sorted({re.escape(w.split()[0]) for w in self.lexicon.filler_prefixes} | set(verbs.split("|")))
+        )
+        return re.compile(
+            rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?(?=(?:{leads})\b)|\s+and\s+then\s+|\s+then\s+"
+            rf"|\s+after\s+that\s+|\s+afterwards\s+|\s+and\s+(?=(?:{verbs})\b))\s*"
+        )
 
 
 def _alternatives(phrases: list[str]) -> list[str]:
@@ -194,10 +204,15 @@ def normalise_task(task: str) -> str:
     return re.sub(r"\s*,(?:\s*,)*\s*", ", ", text)
 
 
-def split_clauses(task: str) -> list[str]:
+def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     """The clauses of a normalised task, split at 'then', ',', 'and then' and 'and <verb>'."""
     grammar = _compiled()
-    parts = grammar.separator.split(task) if task else []
+    leads = frozenset(p.split()[0] for p in skill_phrases)
+    separator = grammar.separator_with(leads)
+    verbs = grammar.lexicon.verb_words() | leads
+    # "go and recharge", "come and see": the going is how, not a task of its own
+    task = re.sub(r"\b(?:go|come)\s+and\s+(?=(\w+))", lambda m: "" if m.group(1) in verbs else m.group(0), task)
+    parts = separator.split(task) if task else []
     clauses = []
     for part in parts:
         part = grammar.adverbs.sub("", part)  # "set it gently onto the plate"
@@ -285,6 +300,11 @@ def _parse_clause(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     grammar = _compiled()
     if grammar.home.match(clause):
         return Intent(action=IntentAction.HOME, clause=clause)
+    clause = _particle_first(clause, skill_phrases)  # "take the rubbish out" as "take out the rubbish"
+    going = re.match(r"^(?:go|come)\s+(?:and\s+)?(?P<rest>(?P<verb>\S+).*)$", clause)
+    leads = load_lexicon().verb_words() | {p.split()[0] for p in skill_phrases}
+    if going is not None and going.group("verb") in leads - {"go", "come", "to", "home", "with", "along"}:
+        clause = going.group("rest")  # "go push the red block right": the going is not a task
     for action, pattern in grammar.particles:  # "pull the drawer open": the particle says what the verb is
         if (particle := pattern.match(clause)) is not None:
             return _intent(action, clause, particle.groupdict())
@@ -321,6 +341,8 @@ def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     if verb is None:
         return None
     rest = clause[len(verb) :].strip()
+    if re.match(r"^(?:at|to|into|in|on|onto)\s+(?:the|a|an|your|my|our)\s", rest):
+        rest = rest.split(" ", 1)[1]  # "recharge at your dock": the place is what it acts on
     direction = None
     for phrase, name in _compiled().direction_of.items():
         if rest == phrase or rest.endswith(" " + phrase):
@@ -347,7 +369,20 @@ def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
         target=object_phrase(y),
         direction=direction,
         excluding=excluding,
+        bare=not rest and direction is None,
     )
+
+
+def _particle_first(clause: str, skill_phrases: Collection[str]) -> str:
+    """ "turn the light on" -> "turn on the light", when "turn on" is a verb phrase and "on" ends the clause."""
+    words = clause.split()
+    if len(words) < 3:
+        return clause
+    phrases = {*skill_phrases, *(p for p, _ in load_lexicon().action_phrases())}
+    verb, last = words[0], words[-1]
+    if f"{verb} {last}" in phrases and f"{verb} {words[1]}" not in phrases:
+        return " ".join([verb, last, *words[1:-1]])
+    return clause
 
 
 def _form(clause: str, skill_phrases: Collection[str] = ()) -> Intent | None:
@@ -556,19 +591,63 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
 
     ``skill_phrases``: the verb phrases the robot's manifests add (``language.phrases``)."""
     text = reorder_clauses(normalise_task(task), _object_of)
-    clauses = split_clauses(text)
+    clauses = split_clauses(text, skill_phrases)
     if not clauses:
         raise TaskNotUnderstood(task, task)
     intents: list[Intent] = []
-    for clause in (part for whole in clauses for part in _ungap(whole)):
+    parts = [piece for whole in clauses for part in _ungap(whole) for piece in _purpose(part, skill_phrases)]
+    for number, clause in enumerate(parts):
         intent = parse_clause(clause, skill_phrases) or _elided(clause, intents[-1] if intents else None)
+        if intent is None and number + 1 < len(parts):  # "grasp and lift the red block": the object is shared
+            after = parse_clause(parts[number + 1], skill_phrases)
+            if after is not None and after.object is not None:
+                intent = parse_clause(f"{clause} {after.object}", skill_phrases)
         if intent is None:
             raise TaskNotUnderstood(task, clause)
+        if intents and _grasps_a_part(intents[-1]) and intent.object is None:
+            # "grasp the drawer handle and open it": the skill on the drawer grasps its handle itself
+            intents[-1] = intent.model_copy(update={"object": _whole_of(intents[-1].object)})
+            continue
         if intents and (merged := merge_pick(intents[-1], intent)) is not None:
             intents[-1] = merged
         else:
             intents.append(intent)
     return tuple(intents)
+
+
+_PURPOSE = re.compile(r"\s+(?:in order\s+)?to\s+(?=\S)")
+
+
+def _purpose(clause: str, skill_phrases: Collection[str]) -> list[str]:
+    """ "X to Y", where Y is a task of its own: Y alone when X only handles a part of Y's object ("pull the
+    handle to open the drawer"), else X then Y ("go to the kitchen to wipe the table")."""
+    verbs = load_lexicon().verb_words()
+    found = next(
+        (m for m in _PURPOSE.finditer(clause) if clause[m.end() :].split()[0] in verbs and m.start() > 0), None
+    )
+    if found is None:
+        return [clause]
+    means, purpose = clause[: found.start()], clause[found.end() :]
+    if parse_clause(purpose, skill_phrases) is None:
+        return [clause]
+    if means.split()[-1] in load_lexicon().parts:  # "push the handle": the purpose's means
+        return [purpose]
+    if parse_clause(means, skill_phrases) is None:
+        return [clause]
+    return [means, purpose]
+
+
+def _grasps_a_part(intent: Intent) -> bool:
+    """A pick of a part of something ("grasp the drawer handle")."""
+    return intent.action is IntentAction.PICK and _whole_of(intent.object) is not None
+
+
+def _whole_of(phrase: str | None) -> str | None:
+    """ "the drawer handle" -> "the drawer" (None when the phrase names no part of something)."""
+    words = (phrase or "").split()
+    if len(words) < 3 or words[-1] not in load_lexicon().parts:
+        return None
+    return " ".join(words[:-1])
 
 
 _ELIDED = re.compile(rf"^(?P<x>(?:the|a|an)\s+.+?)(?:\s+{_ALSO})?$")

@@ -175,3 +175,48 @@ def test_a_blank_or_oversized_task_is_refused_at_once(tabletop: tuple[StubPlanne
     with pytest.raises(PlannerRefused) as refused:
         planner.plan(task, world)
     assert refused.value.kind is RefusalKind.OUT_OF_SCOPE
+
+
+@pytest.mark.parametrize(
+    ("task", "labels"),
+    [
+        ("pick up the second cube from the left", ["pick(red_cube)"]),
+        ("grasp and lift the red block", ["pick(red_cube)"]),
+        ("pull the handle to open the drawer", ["open_drawer(drawer)"]),
+        ("grasp the drawer handle and open it", ["open_drawer(drawer)"]),
+        ("go push the red block right", ["push(red_cube, right)"]),
+        ("pick up the blue cube and put the grasped object on the plate", ["pick(blue_cube)", "place_on(plate)"]),
+    ],
+)
+def test_object_words_and_clause_shapes_read_as_a_person_means_them(
+    tabletop: tuple[StubPlanner, WorldState], task: str, labels: list[str]
+) -> None:
+    planner, world = tabletop
+    assert [c.label() for c in planner.plan(task, world).steps] == labels
+
+
+def test_a_size_word_picks_the_clearly_largest_of_the_matches(tabletop: tuple[StubPlanner, WorldState]) -> None:
+    planner, world = tabletop
+    big_blue = world.object("blue_cube")
+    assert big_blue is not None
+    grown = big_blue.model_copy(update={"colour": "red", "size": (0.06, 0.06, 0.06)})
+    world = world.model_copy(update={"objects": tuple(grown if o.id == "blue_cube" else o for o in world.objects)})
+    assert [c.label() for c in planner.plan("pick up the big red cube", world).steps] == ["pick(blue_cube)"]
+
+
+def test_a_size_word_among_equal_sizes_is_refused_as_ambiguous(tabletop: tuple[StubPlanner, WorldState]) -> None:
+    planner, world = tabletop
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("pick up the big cube", world)
+    assert refused.value.kind is RefusalKind.AMBIGUOUS
+
+
+def test_a_negated_colour_leaves_out_what_it_names(tabletop: tuple[StubPlanner, WorldState]) -> None:
+    planner, world = tabletop
+    world = world.model_copy(update={"objects": tuple(o for o in world.objects if o.id != "blue_cube")})
+    assert [c.label() for c in planner.plan("pick up the cube that is not red", world).steps] == ["pick(green_cube)"]
+
+
+def test_a_skill_default_that_names_nothing_here_is_never_sent(home: tuple[StubPlanner, WorldState]) -> None:
+    planner, world = home  # nav/dock's default dock is main_dock; this home's dock is 'dock'
+    assert _calls(planner.plan("recharge", world)) == [("nav/dock", {"dock": "dock"})]
