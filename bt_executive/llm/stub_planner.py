@@ -81,15 +81,13 @@ from bt_executive.llm.task_grammar import Intent, IntentAction, TaskNotUnderstoo
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
 from bt_executive.skills.call import AttemptRecord, SkillCall
 from bt_executive.skills.conditions import SymbolicState, bind, goal_effects
-from bt_executive.skills.manifest import Role, SkillManifest
+from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
 from bt_executive.skills.parameters import InvalidArguments, validate_arguments
-from bt_executive.skills.predicates import Predicate
+from bt_executive.skills.predicates import Predicate, parse_predicate
 from bt_executive.skills.registry import SkillRegistry, UnknownSkill
 from bt_executive.skills.world_state import WorldState
 
 PLANNER_NAME = "stub"
-VLA_PUT = "vla_manipulate"
-"""What "put X on Y" becomes on a robot without pick and place_on skills (a VLA-driven arm)."""
 PARKING_SURFACE = "table"
 """Where a held object is put down when the next step needs an empty gripper."""
 
@@ -313,33 +311,24 @@ class _PlanBuilder:
 
     # -- emitting calls ---------------------------------------------------------------------------
 
-    def skill_id(self, name: str) -> str:
-        """The registry id of a skill of this planner's owner (a full id stays as it is)."""
-        return name if "/" in name else f"{self.owner}/{name}"
-
-    def has_skill(self, name: str) -> bool:
-        """Whether the registry has this skill of the owner."""
-        return self.skill_id(name) in self.registry
-
-    def already_done(self, name: str, args: dict[str, JsonValue]) -> bool:
+    def already_done(self, skill: str, args: dict[str, JsonValue]) -> bool:
         """Whether this intent's call already succeeded in an earlier attempt (using that success up).
 
         For calls whose effect the world cannot show (tap, push, pour) or a later step may undo (pick,
         open, close); placements and going home are judged by the world state alone.
         """
-        key = call_key(self.skill_id(name), args)
+        key = call_key(skill, args)
         if self.done_left[key] > 0:
             self.done_left[key] -= 1
-            label = SkillCall(skill=self.skill_id(name), args=args).label()
+            label = SkillCall(skill=skill, args=args).label()
             self.notes.append(f"skip {label}: done in an earlier attempt")
             return True
         return False
 
     def emit(
-        self, name: str, args: dict[str, JsonValue], rationale: str, extra_effects: Iterable[Predicate] = ()
+        self, skill: str, args: dict[str, JsonValue], rationale: str, extra_effects: Iterable[Predicate] = ()
     ) -> None:
         """Append a validated call whose preconditions hold now, then imagine its effects."""
-        skill = self.skill_id(name)
         try:
             manifest = self.registry.get(skill)
         except UnknownSkill as err:
@@ -353,14 +342,16 @@ class _PlanBuilder:
         if failed is not None:
             if failed.state is RetryState.EXHAUSTED:
                 raise RetriesExhausted(f"giving up: {failed.account()}; the stub planner will not try it again")
-            if name != "home" and not self.holds("at_home"):
-                self.emit("home", {}, f"recover: {call.label()} failed ({failed.failures[-1].result.failure_kind})")
+            homing = self.achiever(_atom("at_home"))
+            if homing is not None and "at_home" not in manifest.effects and not self.holds("at_home"):
+                kind = failed.failures[-1].result.failure_kind
+                self.emit(homing[0], homing[1], f"recover: {call.label()} failed ({kind})")
         self.meet_preconditions(call, [bind(text, args) for text in manifest.preconditions])
         for text in manifest.effects:
             self.state.apply(bind(text, args))
         for effect in extra_effects:
             self.state.apply(effect)
-        if name != "home":
+        if "at_home" not in manifest.effects:
             self.state.apply(_atom("at_home", negated=True))  # every other skill moves the arm away
         self.steps.append(call)
 
@@ -405,7 +396,7 @@ class _PlanBuilder:
                     if not self.holds("holding", top):
                         if not self.holds("gripper_empty"):
                             self.meet_preconditions(call, [_atom("gripper_empty")])
-                        self.emit("pick", {"object": top}, f"move {top} off {goal.args[0]} {why}")
+                        self.emit(*self.grasper(top), f"move {top} off {goal.args[0]} {why}")
                     self.park(top, why)
                 return bool(tops)
             achiever = self.achiever(goal)
@@ -443,9 +434,8 @@ class _PlanBuilder:
         if self.world.object(PARKING_SURFACE) is None or PARKING_SURFACE in self.history.excluded:
             return False
         self.notes.append(f"put {held} down on the {PARKING_SURFACE} {why}")
-        self.emit(
-            "place_on", {"target": PARKING_SURFACE}, f"put {held} down {why}", [_atom("on", held, PARKING_SURFACE)]
-        )
+        skill, param = self.placer(PARKING_SURFACE)
+        self.emit(skill, {param: PARKING_SURFACE}, f"put {held} down {why}", [_atom("on", held, PARKING_SURFACE)])
         return True
 
     def free_gripper(self, keep: str | None, intent: Intent) -> None:
@@ -456,7 +446,8 @@ class _PlanBuilder:
         if self.world.object(PARKING_SURFACE) is None or PARKING_SURFACE in self.history.excluded:
             raise UnplannableStep(f"{intent.clause!r} needs an empty gripper, but it holds {held}; say where to put it")
         self.notes.append(f"put {held} down on the {PARKING_SURFACE}: {intent.clause!r} needs an empty gripper")
-        self.emit("place_on", {"target": PARKING_SURFACE}, f"{intent.clause}: put {held} down first")
+        skill, param = self.placer(PARKING_SURFACE)
+        self.emit(skill, {param: PARKING_SURFACE}, f"{intent.clause}: put {held} down first")
 
     def skip(self, what: str, because: Predicate) -> None:
         """Note a step left out because its effect already holds."""
@@ -585,15 +576,15 @@ class _PlanBuilder:
         if container is not None and not self.affords(container, "openable") and self.take_out(obj, container, intent):
             return  # in a fridge, a box: the skill that takes things out of a container, where the robot has one
         self.last_object = obj
-        args: dict[str, JsonValue] = {"object": obj}
-        if self.already_done("pick", args):
+        skill, args = self.grasper(obj)
+        if self.already_done(skill, args):
             return
         self.goal.append(_atom("holding", obj))
         if self.holds("holding", obj):
-            self.skip(f"pick({obj})", _atom("holding", obj))
+            self.skip(SkillCall(skill=skill, args=args).label(), _atom("holding", obj))
         else:
             self.free_gripper(None, intent)
-            self.emit("pick", args, intent.clause)
+            self.emit(skill, args, intent.clause)
 
     def take_out(self, obj: str, container: str, intent: Intent) -> bool:
         """Grasp ``obj`` out of ``container`` with a skill that takes both (False when the robot has none)."""
@@ -619,17 +610,53 @@ class _PlanBuilder:
             if self.holds(relation, obj, target):
                 self.skip(f"put({obj}, {target})", _atom(relation, obj, target))
                 return
-        if not self.has_skill("place_on") and self.has_skill(VLA_PUT):
+        try:
+            skill, param = self.placer(target)
+        except MissingSkill:
+            moving = self.mover(obj, target)
+            if moving is None:
+                raise
             # A robot that manipulates through a VLA policy: one closed-loop call picks and places.
-            self.emit(VLA_PUT, {"object": obj, "target": target}, intent.clause, placed)
+            self.emit(*moving, intent.clause, placed)
             return
-        skill, param = self.placer(target)
         opened = _atom("drawer_open", target)
         if self.affords(target, "openable") and not self.state.holds(opened):
             # An openable container takes things only when open; opening needs the gripper empty.
             self.meet_preconditions(SkillCall(skill=skill, args={param: target}), [opened])
         self._grasp(obj, intent)
         self.emit(skill, {param: target}, intent.clause, placed)
+
+    def grasper(self, obj: str) -> tuple[str, dict[str, JsonValue]]:
+        """The call that puts ``obj`` in the gripper: the skill whose effect is holding(...) (pick)."""
+        found = self.achiever(_atom("holding", obj))
+        if found is None:
+            raise MissingSkill(f"no skill of this robot picks up {obj} (none has the effect holding(...))")
+        return found
+
+    def mover(self, obj: str, target: str, *, generalist: bool = True) -> tuple[str, dict[str, JsonValue]] | None:
+        """A skill that puts ``obj`` at ``target`` in one motion (an effect on(<its object>, <its destination>)):
+        one whose ``objects`` name the target's category first, then one whose main action is PICK_AND_PLACE
+        (stack before a generalist VLA skill, which ``generalist=False`` leaves out)."""
+        place = self.world.object(target)
+        ranked: list[tuple[bool, bool, str, str, str]] = []
+        for manifest in self.registry:
+            roles = manifest.roles()
+            thing = next((p for p, r in roles.items() if r is Role.OBJECT), None)
+            where = next((p for p, r in roles.items() if r is Role.DESTINATION), None)
+            moves = any(
+                (e := parse_predicate(text)).name == "on" and e.args == (thing, where) and not e.negated
+                for text in manifest.effects
+            )
+            if thing is None or where is None or not moves:
+                continue
+            if not generalist and manifest.actions[0] is not ActionVerb.PICK_AND_PLACE:
+                continue
+            named = place is not None and names_category(manifest, place.category)
+            ranked.append((not named, manifest.actions[0] is not ActionVerb.PICK_AND_PLACE, manifest.id, thing, where))
+        if not ranked:
+            return None
+        _, _, skill, thing, where = min(ranked)
+        return skill, {thing: obj, where: target}
 
     def placer(self, target: str) -> tuple[str, str]:
         """The skill that puts what is held at ``target``, and its destination parameter, by the manifests.
@@ -680,13 +707,14 @@ class _PlanBuilder:
         self.goal.append(stacked)
         if self.holds("on", obj, base):
             self.skip(f"stack({obj}, {base})", stacked)
-        elif self.holds("holding", obj) or not self.has_skill("stack"):
+        elif self.holds("holding", obj) or (moving := self.mover(obj, base, generalist=False)) is None:
             # Held already (a pick succeeded before a replan), or no one-motion skill: place it instead.
             self._grasp(obj, intent)
-            self.emit("place_on", {"target": base}, intent.clause, [stacked])
+            skill, param = self.placer(base)
+            self.emit(skill, {param: base}, intent.clause, [stacked])
         else:
             self.free_gripper(None, intent)
-            self.emit("stack", {"object": obj, "base": base}, intent.clause)
+            self.emit(*moving, intent.clause)
 
     def act(self, intent: Intent) -> None:
         """A clause served by one skill chosen from the manifests (open, push, wipe, go to, read ...)."""
@@ -832,8 +860,11 @@ class _PlanBuilder:
         self.goal.append(_atom("at_home"))
         if self.holds("at_home"):
             self.skip("home", _atom("at_home"))
-        else:
-            self.emit("home", {}, intent.clause)
+            return
+        homing = self.achiever(_atom("at_home"))
+        if homing is None:
+            raise MissingSkill("no skill of this robot goes home (none has the effect at_home)")
+        self.emit(*homing, intent.clause)
 
     def _target(self, intent: Intent, obj: str) -> str:
         target = self.resolve(intent.target, intent)
@@ -846,7 +877,7 @@ class _PlanBuilder:
         """Make sure ``obj`` is in the gripper: put anything else down, then pick it unless held."""
         if not self.holds("holding", obj):
             self.free_gripper(obj, intent)
-            self.emit("pick", {"object": obj}, f"{intent.clause}: grasp {obj} first")
+            self.emit(*self.grasper(obj), f"{intent.clause}: grasp {obj} first")
 
     def finish(self, intents: int) -> Plan:
         """The plan: the steps, and notes that say what the planner did and why."""

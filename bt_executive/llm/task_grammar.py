@@ -296,11 +296,18 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
 
 
 def _parse_clause(clause: str, skill_phrases: Collection[str]) -> Intent | None:
-    """A clause with no amount in it: the home, particle, act and tabletop forms, the longer verb first."""
+    """A clause with no amount in it, its particle read first ("take the rubbish out" as "take out the
+    rubbish"); the intent keeps the clause as written."""
+    reading = _particle_first(clause, skill_phrases)
+    intent = _parse_reading(reading, skill_phrases)
+    return intent if intent is None or reading == clause else intent.model_copy(update={"clause": clause})
+
+
+def _parse_reading(clause: str, skill_phrases: Collection[str]) -> Intent | None:
+    """The home, particle, act and tabletop forms, the longer verb first."""
     grammar = _compiled()
     if grammar.home.match(clause):
         return Intent(action=IntentAction.HOME, clause=clause)
-    clause = _particle_first(clause, skill_phrases)  # "take the rubbish out" as "take out the rubbish"
     going = re.match(r"^(?:go|come)\s+(?:and\s+)?(?P<rest>(?P<verb>\S+).*)$", clause)
     leads = load_lexicon().verb_words() | {p.split()[0] for p in skill_phrases}
     if going is not None and going.group("verb") in leads - {"go", "come", "to", "home", "with", "along"}:
