@@ -217,9 +217,16 @@ class _FirstReplyProbe(LLMPlanner):
     first_replies: list[ModelReply]
     _opening = False
 
-    def plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[Any] = ()) -> Plan:
+    def plan(
+        self,
+        task: str,
+        world_state: WorldState,
+        prior_attempts: Sequence[Any] = (),
+        *,
+        context: Sequence[str] = (),
+    ) -> Plan:
         self._opening = True
-        return super().plan(task, world_state, prior_attempts)
+        return super().plan(task, world_state, prior_attempts, context=context)
 
     def _request(self, palette: Any, messages: list[dict[str, Any]], *, max_tokens: int | None = None) -> ModelReply:
         reply = super()._request(palette, messages, max_tokens=max_tokens)

@@ -18,9 +18,12 @@ tasks, wrong plans (the figure that must stay 0) and mean seconds per plan.
 profile (falling back to ``local`` for what the grammar cannot parse) and
 ``local`` itself are slow on two cores, so they plan the tabletop only, and
 only with ``--local-tasks`` (tasks per tier for local; 0: all, -1: skip,
-the default). With ``--json`` the last line is one JSON object of the
-figures; its ``headline`` is the held-out exact rate and wrong count of
-``auto (no model)`` per robot.
+the default). ``auto (model, faithful)`` is ``auto`` on the tasks its grammar
+cannot parse, the ones its local model plans (every model plan checked against
+the task, ``llm/model/faithfulness.py``): the same scores, no extra requests.
+With ``--json`` the last line is one JSON object of the figures; its
+``headline`` is the held-out exact rate and wrong count of ``auto (no model)``
+per robot.
 
     .venv/bin/python benchmarks/planner_quality.py [--local-tasks 2] [--json]
 """
@@ -35,15 +38,18 @@ from pathlib import Path
 from bt_executive.executive.planner_factory import make_planner
 from bt_executive.llm.auto_planner import AutoPlanner
 from bt_executive.llm.eval_robots import SPLITS, EvalRobot, load_robot
-from bt_executive.llm.plan import Planner
-from bt_executive.llm.planner_eval import TIERS, EvalTask, TaskScore, TierSummary, run_eval, summarise
+from bt_executive.llm.plan import Planner, PlannerError
+from bt_executive.llm.planner_eval import TIERS, EvalTask, Scenario, TaskScore, TierSummary, run_eval, summarise
 from bt_executive.llm.stub_planner import StubPlanner
+from bt_executive.llm.task_grammar import TaskNotUnderstood
 
 GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden"
 ROBOTS = ("tabletop", "home", "inspection")
 TUNED = {"tabletop": GOLDEN / "planner_tasks.yaml"}
 """Tuned files kept where they were before robots had folders; the others are the folder's tasks.yaml."""
 HEADLINE_PLANNER = "auto (no model)"
+MODEL_ROW = "auto (model, faithful)"
+"""``auto``'s scores on the tasks only its model plans."""
 
 Figures = dict[str, float | int]
 
@@ -64,6 +70,20 @@ def _planners(robot: EvalRobot, local_tasks: int) -> list[tuple[str, Planner, in
         planners.append(("auto", make_planner("auto", robot.registry), 0))
         planners.append(("local", make_planner("local", robot.registry), local_tasks))
     return planners
+
+
+def _model_tasks(robot: EvalRobot, tasks: Sequence[EvalTask], scenarios: dict[str, Scenario]) -> set[str]:
+    """The tasks the grammar cannot parse: what ``auto`` hands its model."""
+    grammar = AutoPlanner(robot.registry)
+    found = set()
+    for task in tasks:
+        try:
+            grammar.plan(task.task, scenarios[task.scenario].apply(robot.world))
+        except TaskNotUnderstood:
+            found.add(task.task)
+        except PlannerError:
+            pass
+    return found
 
 
 def _figures(row: TierSummary) -> Figures:
@@ -96,7 +116,7 @@ def _total(scores: Sequence[TaskScore]) -> Figures:
 
 def _print_row(robot: str, split: str, planner: str, tier: str, f: Figures) -> None:
     print(
-        f"{robot:10s} {split:7s} {planner:16s} {tier:22s} {f['tasks']:5d} {f['exact']:6.0%} {f['refused']:8.0%} "
+        f"{robot:10s} {split:7s} {planner:22s} {tier:22s} {f['tasks']:5d} {f['exact']:6.0%} {f['refused']:8.0%} "
         f"{f['refused_plannable']:9d} {f['wrong']:6d} {f['mean_s']:8.3f}"
     )
 
@@ -112,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     figures: dict[str, dict[str, dict[str, dict[str, Figures]] | str]] = {}
     headline: dict[str, dict[str, float | int | str]] = {}
-    header = f"{'robot':10s} {'split':7s} {'planner':16s} {'tier':22s} {'tasks':>5s} {'exact':>6s} {'refused':>8s}"
+    header = f"{'robot':10s} {'split':7s} {'planner':22s} {'tier':22s} {'tasks':>5s} {'exact':>6s} {'refused':>8s}"
     print(f"{header} {'ref.plan.':>9s} {'wrong':>6s} {'s/plan':>8s}")
     for name in ROBOTS:
         robot = load_robot(GOLDEN / "robots" / name, tuned=TUNED.get(name))
@@ -127,10 +147,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             for label, planner, per_tier in _planners(robot, args.local_tasks):
                 tasks = _sample(data.tasks, per_tier)
                 scores = run_eval(planner, tasks, data.scenarios, robot.world, robot.registry)
-                per_planner[label] = {row.tier: _figures(row) for row in summarise(scores)}
-                per_planner[label]["all"] = _total(scores)
-                for tier, f in per_planner[label].items():
-                    _print_row(name, split, label, tier, f)
+                rows = [(label, scores)]
+                if label == "auto":
+                    model_tasks = _model_tasks(robot, tasks, data.scenarios)
+                    rows.append((MODEL_ROW, [s for s in scores if s.task in model_tasks]))
+                for row_label, row_scores in rows:
+                    per_planner[row_label] = {row.tier: _figures(row) for row in summarise(row_scores)}
+                    per_planner[row_label]["all"] = _total(row_scores)
+                    for tier, f in per_planner[row_label].items():
+                        _print_row(name, split, row_label, tier, f)
             figures[name][split] = per_planner
         heldout = figures[name]["heldout"]
         if isinstance(heldout, dict):

@@ -4,17 +4,20 @@ A task the task grammar parses and grounds in the world state is planned
 deterministically, by the same plan builder as the stub planner: no model,
 no network, the same plan every time. What the grammar cannot parse goes to
 the profile's ``fallback`` (a model profile, ``local`` by default), handed
-what the grammar did find (the objects the task names, the clause it could
-not read) as context. Some answers never need a model and never get one: a
-request no skill serves ("delete your skills", "run this shell command") is
-refused as out of scope, and a task whose verbs name only actions no skill
-of this robot declares ("wave at me") is refused as a missing skill. Every
-plan, from either path, is checked by the task tree before anything moves::
+what the grammar did find as context (the clauses it read, as it read them,
+the clauses it could not, the words it does not know, the objects the task
+names), and its plan is checked against the task (``model.faithfulness``):
+one that does not do what the task says is refused as ``unfaithful``. Some
+answers never need a model and never get one: a request no skill serves
+("delete your skills", "run this shell command") is refused as out of scope,
+and a task whose verbs name only actions no skill of this robot declares
+("wave at me") is refused as a missing skill. Every plan, from either path,
+is checked by the task tree before anything moves::
 
     "grab the crimson block and drop it onto the dish"  -> grammar: pick(red_cube), place_on(plate)
     "shut yourself down"                                -> refused (out_of_scope), no model
     "throw the red cube at the wall"                    -> refused (unsafe), no model
-    "arrange the cubes by colour"                       -> fallback model, with context
+    "arrange the cubes by colour"                       -> fallback model, with context; its plan checked
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import threading
 from collections.abc import Callable, Sequence
 
 from bt_executive.llm.lexicon import load_lexicon
+from bt_executive.llm.model.faithfulness import require_faithful
+from bt_executive.llm.model.grammar_context import grammar_context
 from bt_executive.llm.plan import Plan, Planner, PlannerError, PlannerRefused, RefusalKind, refuse_unreadable
 from bt_executive.llm.stub_planner import StubPlanner
 from bt_executive.llm.task_grammar import TaskNotUnderstood, normalise_task
@@ -108,7 +113,7 @@ class AutoPlanner:
     ) -> Plan:
         planner = self._fallback_planner()
         assert planner is not None  # plan() asks the model only when there is a fallback
-        context = [f"The task grammar could not read the part {err.clause!r}."]
+        context = grammar_context(task, world, self._registry) or [f"The grammar could not read {err.clause!r}."]
         ids = named_ids(task, world)
         if ids:
             context.append(f"Objects the task names: {', '.join(ids)}.")
@@ -116,6 +121,8 @@ class AutoPlanner:
             plan: Plan = planner.plan(task, world, prior_attempts, context=context)  # type: ignore[call-arg]
         else:
             plan = planner.plan(task, world, prior_attempts)
+        # Whatever the fallback (an LLMPlanner has checked and repaired its plan already): no unfaithful plan out.
+        plan = require_faithful(plan, task, world, self._registry, prior_attempts)
         label = f"{PLANNER_NAME}/{self.fallback_name or getattr(planner, 'name', 'model')}"
         return plan.model_copy(update={"planner": label})
 

@@ -7,6 +7,8 @@ One ``plan()`` is a short conversation::
       -> model: tool calls (tools mode) or one JSON plan (structured mode)
       -> read the reply, check every call against the registry and the world
       -> all valid: Plan          refused: feedback to the model, again (bounded)
+      -> the plan checked against the task (``model.faithfulness``): unfaithful,
+         one repair with the reasons, then refused (``unfaithful``)
 
 After ``max_repairs`` refused replies, a second prose reply after the nudge,
 or any provider error (timeout, HTTP 500, bad key...), ``plan`` raises
@@ -35,7 +37,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from bt_executive.llm.camera_image import image_part
 from bt_executive.llm.catalog_tools import (
@@ -48,6 +50,7 @@ from bt_executive.llm.catalog_tools import (
 from bt_executive.llm.compact_grammar import GrammarUnsupported, compact_grammar
 from bt_executive.llm.embedder import default_embedder
 from bt_executive.llm.local_model import LocalModelServer, is_serving, port_of
+from bt_executive.llm.model.faithfulness import check_faithful, with_note
 from bt_executive.llm.model_reply import ModelReply, ReadReply, ToolCallReply, read_structured, read_tool_calls
 from bt_executive.llm.object_arguments import world_ids
 from bt_executive.llm.palette import Palette
@@ -108,6 +111,9 @@ class RequestRecord(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     problems: tuple[str, ...] = ()
+    unfaithful: tuple[str, ...] = Field(
+        default=(), description="a valid plan that does not do what the task says: what did not match"
+    )
 
 
 class PlanningTrace(BaseModel):
@@ -196,18 +202,30 @@ class LLMPlanner:
 
     # -- the Planner protocol ---------------------------------------------------------------------
 
-    def plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> Plan:
-        """A plan whose every call names a palette skill with valid arguments, or PlannerError."""
+    def plan(
+        self,
+        task: str,
+        world_state: WorldState,
+        prior_attempts: Sequence[AttemptRecord] = (),
+        *,
+        context: Sequence[str] = (),
+    ) -> Plan:
+        """A plan whose every call names a palette skill with valid arguments and does what the task says, or
+        PlannerError; an unfaithful plan gets one repair, then is refused (``unfaithful``).
+
+        ``context``: what the caller already read in the task (the grammar's partial parse), shown after it.
+        """
         profile = self.profile
         palette = self.palette(task, world_state)
-        messages = self.messages(palette, task, world_state, prior_attempts)
+        messages = self.messages(palette, task, world_state, prior_attempts, context=context)
         records: list[RequestRecord] = []
         notes: list[str] = []
         nudged = False
         problems: list[str] = []
         last_gate_error: PlannerError | None = None
+        unfaithful: PlannerRefused | None = None
         try:
-            for _turn in range(profile.max_repairs + 1):
+            for turn in range(profile.max_repairs + 1):
                 started = time.perf_counter()
                 reply, palette = self._request_with_lookups(palette, messages, task, world_state)
                 read = read_tool_calls(palette, reply) if profile.output_mode == "tools" else read_structured(reply)
@@ -249,12 +267,25 @@ class LLMPlanner:
                     )
                     gated = self._gate(plan, world_state)
                     if gated is None:
-                        self.last_trace = PlanningTrace(profile=profile.name, requests=tuple(records), outcome="plan")
-                        return plan
+                        # It can run; is it the task's plan? One repair with the reasons, then refused (unfaithful).
+                        verdict = check_faithful(plan, task, world_state, self.registry, prior_attempts)
+                        if verdict.faithful:
+                            self.last_trace = PlanningTrace(
+                                profile=profile.name, requests=tuple(records), outcome="plan"
+                            )
+                            return with_note(plan, verdict)
+                        records[-1] = records[-1].model_copy(update={"unfaithful": verdict.problems})
+                        if unfaithful is not None or turn == profile.max_repairs:
+                            raise verdict.refusal()
+                        unfaithful = verdict.refusal()
+                        messages += self._feedback(reply, list(verdict.problems))
+                        continue
                     problems, last_gate_error = [str(gated)], gated
                 messages += self._feedback(reply, problems)
             if isinstance(last_gate_error, PlannerRefused) and problems == [str(last_gate_error)]:
                 raise last_gate_error  # pick(table) to the end: a refusal (not_afforded), as the executive's check says
+            if unfaithful is not None:
+                raise unfaithful  # its repair was no valid plan either: the refusal says what did not match the task
             raise self._error(
                 f"no valid plan after {profile.max_repairs} repair(s); last problems: {'; '.join(problems)}"
             )
@@ -295,7 +326,13 @@ class LLMPlanner:
         return routed
 
     def messages(
-        self, palette: Palette, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()
+        self,
+        palette: Palette,
+        task: str,
+        world_state: WorldState,
+        prior_attempts: Sequence[AttemptRecord] = (),
+        *,
+        context: Sequence[str] = (),
     ) -> list[Message]:
         """The conversation's opening: system prompt, few-shot turns, then the task (with a frame for a VLM)."""
         mode = self.profile.output_mode
@@ -321,6 +358,7 @@ class LLMPlanner:
             prior_attempts,
             positions=self.profile.world_positions,
             task_last=self.profile.task_last,
+            context=context,
         )
         if self.profile.vision and self.frame_source is not None:
             content: Any = [{"type": "text", "text": text}, image_part(self.frame_source())]

@@ -61,6 +61,7 @@ class RefusalKind(StrEnum):
     NOT_AFFORDED = "not_afforded"  # the object does not allow it (pick up the table)
     MISSING_SKILL = "missing_skill"  # this robot has no skill for it
     UNSAFE = "unsafe"
+    UNFAITHFUL = "unfaithful"  # a model's plan that does not do what the task says (llm/model/faithfulness.py)
 
 
 MAX_TASK_CHARS = 2000

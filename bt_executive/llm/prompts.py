@@ -164,11 +164,13 @@ def task_message(
     *,
     positions: bool = True,
     task_last: bool = False,
+    context: Sequence[str] = (),
 ) -> str:
     """The user message: the task and the world (``positions``: with coordinates); for a replan, the attempts.
 
     ``task_last`` puts the task after the world: a llama.cpp server then reuses the
     world's tokens, cached from the previous plan, and processes only the task.
+    ``context`` (what the task grammar read in the task) follows the task line.
     """
     world = [describe_world(world_state, positions)]
     if prior_attempts:
@@ -178,9 +180,10 @@ def task_message(
             *(describe_attempt(a) for a in prior_attempts),
             "Plan only the remaining work, from the world state above.",
         ]
+    task_part = [task_line(task), *context]
     if task_last:
-        return "\n".join([*world, "", task_line(task)])
-    return "\n".join([task_line(task), "", *world])
+        return "\n".join([*world, "", *task_part])
+    return "\n".join([*task_part, "", *world])
 
 
 def example_world(example: PlanExample) -> str:

@@ -185,7 +185,8 @@ def test_structured_mode_sends_the_plan_schema_and_reads_the_json_plan(
     scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
 ) -> None:
     scripted_llm.queue(ScriptedReply.json_plan(GOOD_PLAN))
-    plan = _planner(scripted_llm, skill_registry, tabletop_robot, output_mode="structured").plan("put", WORLD)
+    planner = _planner(scripted_llm, skill_registry, tabletop_robot, output_mode="structured")
+    plan = planner.plan("put the red cube on the plate", WORLD)
     body = scripted_llm.requests[0].body
     schema = body["response_format"]["json_schema"]["schema"]
     branches = schema["properties"]["steps"]["items"]["oneOf"]
@@ -196,7 +197,8 @@ def test_structured_mode_repairs_malformed_json(
     scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
 ) -> None:
     scripted_llm.queue(ScriptedReply.content('{"steps": [{"skill": '), ScriptedReply.json_plan(GOOD_PLAN))
-    plan = _planner(scripted_llm, skill_registry, tabletop_robot, output_mode="structured").plan("put", WORLD)
+    planner = _planner(scripted_llm, skill_registry, tabletop_robot, output_mode="structured")
+    plan = planner.plan("put the red cube on the plate", WORLD)
     assert ("not valid JSON" in scripted_llm.requests[1].texts()[-1], len(plan.steps)) == (True, 2)
 
 
@@ -366,7 +368,7 @@ def test_every_returned_call_validates(
     scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
 ) -> None:
     scripted_llm.queue(ScriptedReply.tool_calls(PICK, PLACE, ("tabletop__home", {})))
-    plan = _planner(scripted_llm, skill_registry, tabletop_robot).plan("put it on the plate and go home", WORLD)
+    plan = _planner(scripted_llm, skill_registry, tabletop_robot).plan("put the red cube on the plate, go home", WORLD)
     _assert_valid(plan, skill_registry)
     assert plan.planner == "llm:scripted"
 
@@ -390,7 +392,8 @@ def test_the_drop_repeats_lever_collapses_back_to_back_duplicates_only(
     scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
 ) -> None:
     scripted_llm.queue(ScriptedReply.tool_calls(PICK, PICK, PLACE, PICK))
-    plan = _planner(scripted_llm, skill_registry, tabletop_robot, drop_repeats=True).plan("pick", WORLD)
+    task = "pick up the red cube, put it on the plate, then pick it up again"
+    plan = _planner(scripted_llm, skill_registry, tabletop_robot, drop_repeats=True).plan(task, WORLD)
     assert ([c.label() for c in plan.steps], "dropped 1 repeated call" in plan.notes) == (
         ["pick(red_cube)", "place_on(plate)", "pick(red_cube)"],
         True,

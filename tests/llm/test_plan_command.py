@@ -19,10 +19,12 @@ import yaml
 
 from bt_executive.cli.main import main
 from bt_executive.llm.profiles import load_llm_config
+from bt_executive.testing import ScriptedLLMServer, ScriptedReply
 
 TASK = "put the red cube on the green plate"
 REPO = Path(__file__).resolve().parents[2]
 HOME_WORLD = REPO / "tests" / "golden" / "robots" / "home" / "world.yaml"
+TABLETOP_WORLD = REPO / "tests" / "golden" / "robots" / "tabletop" / "world.yaml"
 SHIPPED_SKILLS = REPO / "config" / "skills"
 MUG_TASK = "pick up the red mug"  # m7 is the red mug of the home world; the tabletop has no mug
 
@@ -153,3 +155,29 @@ def test_a_missing_world_file_is_named(tmp_path: Path, capsys: pytest.CaptureFix
 def test_a_seed_with_a_world_file_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["plan", MUG_TASK, "--world", str(HOME_WORLD), "--seed", "3"])
     assert (status, capsys.readouterr().err.startswith("error: --seed")) == (2, True)
+
+
+def test_an_unfaithful_model_plan_is_printed_as_an_unfaithful_refusal(
+    scripted_llm: ScriptedLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``auto`` falls back to the model for a task its grammar cannot read; the model's tap of the green cube for
+    "swap the red and green cubes" (twice: once more after the repair) is refused with the kind and the reasons."""
+    config = {
+        "default": "auto",
+        "profiles": {
+            "auto": {"planner": "auto", "fallback": "scripted"},
+            "scripted": {"model": "openai/scripted", "api_base": scripted_llm.base_url, "timeout_s": 5},
+        },
+    }
+    path = tmp_path / "llm.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    tap = ScriptedReply.tool_calls(("tabletop__tap", {"object": "green_cube"}))
+    scripted_llm.queue(tap, tap)
+    argv = ["plan", "swap the red and green cubes", "--world", str(TABLETOP_WORLD), "--llm-config", str(path)]
+    status = main(argv)
+    err = capsys.readouterr().err
+    assert (status, err.startswith("planner_refused (unfaithful): the plan does not do what the task says"), err) == (
+        1,
+        True,
+        err,
+    )

@@ -20,6 +20,8 @@ WORLD = WorldState(
     ),
 )
 TASK = "put the red cube on the plate"
+PICK_AND_PLACE = (("tabletop__pick", {"object": "red_cube"}), ("tabletop__place_on", {"target": "plate"}))
+"""The model's faithful answer to TASK (an unfaithful one would be sent back for a repair)."""
 
 
 def planner(
@@ -37,7 +39,7 @@ def with_distractors(registry: SkillRegistry, count: int) -> SkillRegistry:
 def test_a_large_catalog_is_narrowed_to_k_routed_skills_plus_home_including_what_the_task_needs(
     scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry
 ) -> None:
-    scripted_llm.queue(ScriptedReply.tool_calls(("tabletop__pick", {"object": "red_cube"})))
+    scripted_llm.queue(ScriptedReply.tool_calls(*PICK_AND_PLACE))
     planner(scripted_llm, with_distractors(skill_registry, 300)).plan(TASK, WORLD)
     names = {t["function"]["name"] for t in scripted_llm.requests[0].body["tools"]} - {"refuse"}
     assert (len(names) <= 24 + 1, {"tabletop__pick", "tabletop__place_on", "tabletop__home"} <= names) == (True, True)
@@ -48,7 +50,7 @@ def test_site_knowledge_goes_into_the_system_prompt_and_never_into_the_tools(
 ) -> None:
     knowledge = discover_knowledge(knowledge_dirs())
     fragile = next(k for k in knowledge if k.name == "plate_fragile")
-    scripted_llm.queue(ScriptedReply.tool_calls(("tabletop__pick", {"object": "red_cube"})))
+    scripted_llm.queue(ScriptedReply.tool_calls(*PICK_AND_PLACE))
     planner(scripted_llm, skill_registry, knowledge=knowledge).plan(TASK, WORLD)
     request = scripted_llm.requests[0]
     names = {t["function"]["name"] for t in request.body["tools"]}
@@ -64,7 +66,7 @@ def test_a_skill_the_model_describes_joins_its_tools_and_can_be_planned(
     catalog = SkillRegistry.discover(catalog_skill_dirs())
     scripted_llm.queue(ScriptedReply.tool_calls(("describe_skill", {"name": "cleaning/wipe_table"})))
     scripted_llm.queue(ScriptedReply.tool_calls(("cleaning__wipe_table", {"surface": "plate"})))
-    plan = planner(scripted_llm, catalog, catalog_tools=True, palette_k=5).plan(TASK, WORLD)
+    plan = planner(scripted_llm, catalog, catalog_tools=True, palette_k=5).plan("scrub the plate", WORLD)
     first_tools = {t["function"]["name"] for t in scripted_llm.requests[0].body["tools"]}
     second_tools = {t["function"]["name"] for t in scripted_llm.requests[1].body["tools"]}
     assert ("cleaning__wipe_table" in first_tools, "cleaning__wipe_table" in second_tools) == (False, True)
@@ -75,7 +77,7 @@ def test_an_unknown_skill_lookup_answers_with_close_matches_and_a_hint(
     scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry
 ) -> None:
     scripted_llm.queue(ScriptedReply.tool_calls(("describe_skill", {"name": "tabletop/pik"})))
-    scripted_llm.queue(ScriptedReply.tool_calls(("tabletop__pick", {"object": "red_cube"})))
+    scripted_llm.queue(ScriptedReply.tool_calls(*PICK_AND_PLACE))
     planner(scripted_llm, skill_registry, catalog_tools=True).plan(TASK, WORLD)
     error = json.loads(scripted_llm.requests[1].body["messages"][-1]["content"])["error"]
     assert (error["code"], "tabletop/pick" in error["close_matches"], "list_skills" in error["hint"]) == (

@@ -92,3 +92,10 @@ def test_a_task_last_message_starts_with_the_same_world_for_every_task() -> None
         'Task: "put the red cube in the bowl"',
         'Task: "open the drawer"',
     )
+
+
+def test_what_the_grammar_read_follows_the_task_and_leaves_the_world_first() -> None:
+    """The context lines are part of the task, so a task-last message still starts with the cached world."""
+    world = task_message("", WORLD, task_last=True).removesuffix('Task: ""')
+    message = task_message("juggle the red cube", WORLD, task_last=True, context=["Words it does not know: juggle."])
+    assert message.removeprefix(world) == 'Task: "juggle the red cube"\nWords it does not know: juggle.'
