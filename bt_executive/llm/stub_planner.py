@@ -60,6 +60,7 @@ from bt_executive.llm.grammar_planner.skill_choice import (
     referent_param,
     region_named,
 )
+from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words
 from bt_executive.llm.language.quantities import UnitMismatch
 from bt_executive.llm.language.quantities import fit as fit_quantity
 from bt_executive.llm.language.typos import correct
@@ -70,7 +71,6 @@ from bt_executive.llm.object_matching import (
     expand_phrase,
     ignored_words,
     match_objects,
-    object_words,
     phrase_words,
     resolve_all,
     resolve_object,
@@ -160,7 +160,7 @@ class StubPlanner:
             return self._plan(task, world_state, prior_attempts)
         except (TaskNotUnderstood, UnknownObject) as first:
             words = task.split()
-            fixed = correct(words, self._vocabulary(world_state), protected=self._protected(world_state))
+            fixed = correct(words, known_words(world_state, self._registry), protected=protected_words(world_state))
             if not fixed.notes:
                 raise
             reading = " ".join(fixed.words)
@@ -169,26 +169,6 @@ class StubPlanner:
             except PlannerError:
                 raise first from None
             return plan.model_copy(update={"notes": f"read as {reading!r} ({', '.join(fixed.notes)}); {plan.notes}"})
-
-    def _vocabulary(self, world: WorldState) -> set[str]:
-        """Every word this robot knows: the lexicon's, its world's objects and regions, its skills' phrases."""
-        known = set(load_lexicon().words())
-        for obj in world.objects:
-            known.update(object_words(obj))
-        for region in world.regions:
-            known.update(phrase_words(region))
-        for manifest in self._registry:
-            known.update(w for phrase in manifest.language.phrases for w in phrase.split())
-            known.update(w for keyword in manifest.objects for w in phrase_words(keyword))
-        return known
-
-    def _protected(self, world: WorldState) -> set[str]:
-        """Colour and category words: a typo is never corrected into another colour or category."""
-        lex = load_lexicon()
-        words = set(lex.colour_words() | lex.category_words())
-        for obj in world.objects:
-            words.update(phrase_words(obj.colour) + phrase_words(obj.category))
-        return words
 
     def _plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord]) -> Plan:
         phrases = {p for manifest in self._registry for p in manifest.language.phrases}

@@ -38,6 +38,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bt_executive.llm.clause_order import reorder_clauses
+from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words
 from bt_executive.llm.language.quantities import Quantity, find_quantities
 from bt_executive.llm.language.typos import correct
 from bt_executive.llm.lexicon import Lexicon, load_lexicon
@@ -46,7 +47,6 @@ from bt_executive.llm.object_matching import (
     NUMBERS,
     expand_phrase,
     match_objects,
-    object_words,
     phrase_words,
 )
 from bt_executive.llm.task_grammar import (
@@ -228,27 +228,10 @@ def task_clauses(task: str, world: WorldState, registry: SkillRegistry) -> TaskC
     return TaskClauses(clauses=tuple(split_clauses(ordered)), text=normalised, data=data)
 
 
-def known_words(world: WorldState, registry: SkillRegistry) -> frozenset[str]:
-    """Every word this robot knows: the lexicon's, its world's objects, drawers and regions, its skills' words."""
-    known = set(load_lexicon().words())
-    for obj in world.objects:
-        known.update(object_words(obj))
-    for name in (*world.regions, *world.drawers):
-        known.update(phrase_words(name))
-    for manifest in registry:
-        known.update(w for phrase in manifest.language.phrases for w in phrase.split())
-        known.update(w for keyword in manifest.objects for w in phrase_words(keyword))
-    return frozenset(known)
-
-
 def corrected(text: str, world: WorldState, registry: SkillRegistry) -> str:
     """``text`` with the typos the grammar would correct corrected ("stakc the bleu cube" -> "stack the blue cube")."""
-    lex = load_lexicon()
-    protected = set(lex.colour_words() | lex.category_words())
-    for obj in world.objects:
-        protected.update(phrase_words(obj.colour) + phrase_words(obj.category))
     words = list(_WORD.finditer(text))
-    fixed = correct([w.group() for w in words], known_words(world, registry), protected=protected)
+    fixed = correct([w.group() for w in words], known_words(world, registry), protected=protected_words(world))
     if not fixed.notes:
         return text
     out, at = [], 0
