@@ -132,6 +132,11 @@ class SymbolicState:
     holding another; a held object rests on nothing). Every other atom an
     effect sets overrides the world; the rest are read from the world state
     the plan starts in.
+
+    An effect ``reachable(x)`` moves the base to ``x``: what was in reach
+    where the plan started (or at an earlier stop) is no longer, except
+    ``x`` and what the gripper holds. So a mobile robot that fetches a mug
+    and then a second one approaches the bin again for the second drop.
     """
 
     def __init__(self, world: WorldState) -> None:
@@ -140,6 +145,7 @@ class SymbolicState:
         self._support: dict[str, str | None] = {}
         self._inside: dict[str, str | None] = {}
         self._facts: dict[Atom, bool] = {}
+        self._base_moved = False
 
     @property
     def held(self) -> str | None:
@@ -165,6 +171,8 @@ class SymbolicState:
             value = not any(self._resting_on(o.id) == args[0] for o in self._world.objects)
         elif (name, args) in self._facts:
             value = self._facts[(name, args)]
+        elif name == "reachable" and self._base_moved:
+            value = self._held == args[0]
         else:
             value = atom_holds(name, args, self._world)
         return value != predicate.negated
@@ -203,6 +211,9 @@ class SymbolicState:
             elif self.holds(effect.model_copy(update={"negated": False})):
                 table[args[0]] = None
         else:
+            if name == "reachable" and value:
+                self._facts = {atom: v for atom, v in self._facts.items() if atom[0] != "reachable"}
+                self._base_moved = True
             self._facts[(name, args)] = value
 
 

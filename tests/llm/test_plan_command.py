@@ -65,6 +65,17 @@ def test_the_local_profile_plans_with_the_real_model(
     assert compiled or refused, printed
 
 
+@pytest.fixture
+def home_world(tmp_path: Path) -> Path:
+    """The home world with the base beside the mug: these tests are about where the world comes from, not reach."""
+    world = yaml.safe_load(HOME_WORLD.read_text(encoding="utf-8"))
+    for item in world["objects"]:
+        item["reachable"] = True
+    path = tmp_path / "home_world.yaml"
+    path.write_text(yaml.safe_dump(world), encoding="utf-8")
+    return path
+
+
 def _planned_steps(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[tuple[str, object]]]:
     """Run ``plan ... --json`` and return its exit status and (skill, args) steps."""
     status = main(["plan", *argv, "--json"])
@@ -74,13 +85,17 @@ def _planned_steps(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple
 
 
 @pytest.mark.parametrize("planner", ["stub", "auto"])
-def test_a_world_file_is_what_the_plan_is_made_in(planner: str, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = [MUG_TASK, "--skills", str(SHIPPED_SKILLS), "--world", str(HOME_WORLD), "--planner", planner]
+def test_a_world_file_is_what_the_plan_is_made_in(
+    planner: str, home_world: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [MUG_TASK, "--skills", str(SHIPPED_SKILLS), "--world", str(home_world), "--planner", planner]
     assert _planned_steps(argv, capsys) == (0, [("tabletop/pick", {"object": "m7"})])
 
 
-def test_a_json_world_file_is_read_like_yaml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    world = yaml.safe_load(HOME_WORLD.read_text(encoding="utf-8"))
+def test_a_json_world_file_is_read_like_yaml(
+    tmp_path: Path, home_world: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world = yaml.safe_load(home_world.read_text(encoding="utf-8"))
     for item in world["objects"]:
         item["id"] = "q4" if item["id"] == "m7" else item["id"]  # an id only this file has
     path = tmp_path / "world.json"
@@ -89,12 +104,12 @@ def test_a_json_world_file_is_read_like_yaml(tmp_path: Path, capsys: pytest.Capt
     assert _planned_steps(argv, capsys) == (0, [("tabletop/pick", {"object": "q4"})])
 
 
-def test_a_world_file_starts_no_simulator(tmp_path: Path) -> None:
+def test_a_world_file_starts_no_simulator(tmp_path: Path, home_world: Path) -> None:
     # A fresh process with an empty world-state cache: without --world this imports MuJoCo and the sim to
     # build the tabletop's state, so a command that ignored the file (or built the scene anyway) shows here.
     script = (
         "import sys; from bt_executive.cli.main import main; "
-        f"status = main(['plan', {MUG_TASK!r}, '--world', {str(HOME_WORLD)!r}, '--planner', 'stub', '--json']); "
+        f"status = main(['plan', {MUG_TASK!r}, '--world', {str(home_world)!r}, '--planner', 'stub', '--json']); "
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'mujoco' or m.startswith('bt_executive.sim')); "
         "print('LOADED', status, loaded)"
     )
@@ -103,12 +118,14 @@ def test_a_world_file_starts_no_simulator(tmp_path: Path) -> None:
     assert done.stdout.splitlines()[-1:] == ["LOADED 0 []"], done.stderr
 
 
-def test_given_skill_dirs_replace_the_shipped_ones(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_given_skill_dirs_replace_the_shipped_ones(
+    tmp_path: Path, home_world: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # The same manifests under another directory: were the shipped ones loaded too, every id would be a
     # duplicate and the command would exit 2.
     mine = tmp_path / "my_robot_skills"
     shutil.copytree(SHIPPED_SKILLS, mine)
-    argv = [MUG_TASK, "--skills", str(mine), "--world", str(HOME_WORLD), "--planner", "stub"]
+    argv = [MUG_TASK, "--skills", str(mine), "--world", str(home_world), "--planner", "stub"]
     assert _planned_steps(argv, capsys) == (0, [("tabletop/pick", {"object": "m7"})])
 
 

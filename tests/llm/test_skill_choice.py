@@ -33,8 +33,38 @@ def _robot(folder: Path, extra: list[Path] | None = None) -> tuple[StubPlanner, 
 
 
 @pytest.fixture(scope="module")
-def home() -> tuple[StubPlanner, WorldState]:
+def home_far() -> tuple[StubPlanner, WorldState]:
+    """The eval's home world as written: the base at the origin, nothing in the arm's reach."""
     return _robot(HOME)
+
+
+@pytest.fixture(scope="module")
+def home(home_far: tuple[StubPlanner, WorldState]) -> tuple[StubPlanner, WorldState]:
+    """The home world with the base beside everything, so each case is about the skill chosen alone."""
+    planner, world = home_far
+    near = [obj.model_copy(update={"reachable": True}) for obj in world.objects]
+    return planner, world.model_copy(update={"objects": near})
+
+
+def test_a_far_object_is_approached_first_and_a_second_drop_approaches_the_bin_again(
+    home_far: tuple[StubPlanner, WorldState],
+) -> None:
+    planner, world = home_far
+    assert _calls(planner.plan("open the fridge", world)) == [
+        ("nav/approach_object", {"object": "fridge"}),
+        ("storage/open_cabinet", {"cabinet": "fridge"}),
+    ]
+    bin_drops = _calls(planner.plan("put the red mug and the blue mug in the bin", world))
+    assert bin_drops == [
+        ("nav/approach_object", {"object": "m7"}),
+        ("tabletop/pick", {"object": "m7"}),
+        ("nav/approach_object", {"object": "bin"}),
+        ("storage/place_in", {"container": "bin"}),
+        ("nav/approach_object", {"object": "blue_mug"}),
+        ("tabletop/pick", {"object": "blue_mug"}),
+        ("nav/approach_object", {"object": "bin"}),
+        ("storage/place_in", {"container": "bin"}),
+    ]
 
 
 @pytest.fixture(scope="module")
