@@ -19,11 +19,12 @@ export BT_EXECUTIVE_REQUIRE_INTERFACES := 1
 # (dot export), cmake and g++ (our interfaces package), chromium (a real browser for the viewer tests).
 DEB_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libopengl0 libosmesa6 graphviz cmake g++ chromium
 
-.PHONY: help venv interfaces system-deps demo test lint typecheck unit schema clean
+.PHONY: help venv interfaces system-deps demo test lint typecheck unit schema clean colcon-check
 
 help:
 	@echo "make demo   - run the demo (installs into $(VENV) first)"
 	@echo "make test   - lint, type-check and run the tests (installs into $(VENV) first)"
+	@echo "make colcon-check - build the three packages in a colcon workspace and check its install space"
 
 venv: $(VENV)/.installed interfaces
 
@@ -69,6 +70,12 @@ unit: venv
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 
 test: lint typecheck unit
+
+# A ROS 2 workspace build with colcon from PyPI (requirements-colcon.txt, --no-deps: see there), and
+# checks of its install space as `ros2 run` / `ros2 launch` use it (.ci/colcon-check).
+colcon-check: venv
+	$(PIP) install -q --no-deps -r requirements-colcon.txt 2>&1 | { grep -v "^WARNING: Location" || true; }; exit $${PIPESTATUS[0]}
+	bash .ci/colcon-check $(VENV)
 
 schema: venv
 	$(VENV)/bin/bt-executive skills schema --write

@@ -10,7 +10,10 @@ another through ``ExecuteTask`` (``TaskClient``):
 - every ``--preempt-every``-th task is preempted mid-skill by the next one
   (sent as a new goal while the first one's skill runs);
 - every ``--refuse-every``-th task is refused before anything moves
-  (``pick up the table``).
+  (``pick up the table``);
+- after every ``--cycle-every``-th task the executive is deactivated and
+  activated again through its lifecycle services, as a lifecycle manager
+  pausing the robot would (nothing may grow per cycle either).
 
 After each task it samples the executive's RSS, threads and open fds
 (``/proc``), and reads the node's own record of the task on
@@ -22,10 +25,11 @@ the two tenths' middles, so start-up and warm-up do not count as growth.
 ``--tracemalloc`` runs the executive with ``PYTHONTRACEMALLOC=1`` and prints
 the Python heap and the lines that grew most (ours or rclpy's).
 
-Targets (issue 14): every task ended, 0 hung, RSS growth <= 20 kB per task,
-waitables flat, tick p99 in the last tenth <= 1.2x the first.
+Targets (issues 14, 21): every task ended, 0 hung, every lifecycle cycle
+succeeded, RSS growth <= 20 kB per task, waitables flat, tick p99 in the
+last tenth <= 1.2x the first.
 
-    .venv/bin/python benchmarks/soak.py --tasks 500 [--faults FILE] [--json]
+    .venv/bin/python benchmarks/soak.py --tasks 500 [--cycle-every 50] [--faults FILE] [--json]
 """
 
 from __future__ import annotations
@@ -67,6 +71,8 @@ JSON_KEYS = (
     "tasks",
     "ended",
     "hung",
+    "lifecycle_cycles",
+    "lifecycle_failed",
     "rss_start_mb",
     "rss_end_mb",
     "rss_growth_kb_per_task",
@@ -103,6 +109,8 @@ class SoakReport:
 
     samples: list[TaskSample]
     wall_s: float
+    cycles: list[bool] = field(default_factory=list)
+    """Each deactivate/activate cycle: whether both transitions succeeded."""
 
     def _tenth(self, last: bool) -> list[TaskSample]:
         size = max(1, len(self.samples) // 10)
@@ -146,6 +154,8 @@ class SoakReport:
             "tasks": len(self.samples),
             "ended": sum(1 for s in self.samples if not s.hung),
             "hung": sum(1 for s in self.samples if s.hung),
+            "lifecycle_cycles": len(self.cycles),
+            "lifecycle_failed": sum(1 for ok in self.cycles if not ok),
             "rss_start_mb": round(rss_start / 1024.0, 1),
             "rss_end_mb": round(rss_end / 1024.0, 1),
             "rss_growth_kb_per_task": round((rss_end - rss_start) / span, 2),
@@ -209,12 +219,16 @@ def run_soak(
     faults: Path | None = None,
     preempt_every: int = 7,
     refuse_every: int = 11,
+    cycle_every: int = 0,
     tracemalloc: bool = False,
     echo: TextIO | None = None,
     progress: Callable[[TaskSample], None] | None = None,
     task_timeout_s: float = TASK_TIMEOUT_S,
 ) -> SoakReport:
-    """Start sim and executive, run ``tasks`` tasks through them, and sample the executive after each."""
+    """Start sim and executive, run ``tasks`` tasks through them, and sample the executive after each.
+
+    ``cycle_every``: after every that many tasks, deactivate and activate the executive (0: never).
+    """
     from rclpy.node import Node
     from std_msgs.msg import String
 
@@ -222,10 +236,12 @@ def run_soak(
     from bt_executive.cli.ros_process import RosProcess
     from bt_executive.cli.task_client import TaskClient
     from bt_executive.executive.diagnostics import diagnostics_qos
+    from bt_executive.testing.lifecycle_client import LifecycleClient
 
     namespace = f"/soak_{os.getpid()}"
     env = {"ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     samples: list[TaskSample] = []
+    cycles: list[bool] = []
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bt_soak_") as tmp, reserve_domain_id() as domain_id:
         env["ROS_DOMAIN_ID"] = str(domain_id)
@@ -253,6 +269,7 @@ def run_soak(
                     String, f"{namespace}/bt_executive/diagnostics", records.add, diagnostics_qos()
                 )
                 first, second = TaskClient(node, namespace), TaskClient(node, namespace)
+                lifecycle = LifecycleClient(node, f"{namespace}/bt_executive")
                 process.start()
                 if not first.wait_for_server(30.0) or not second.wait_for_server(30.0):
                     raise RuntimeError("the executive never answered ExecuteTask")
@@ -275,7 +292,9 @@ def run_soak(
                         samples.append(sample)
                         if progress is not None:
                             progress(sample)
-    return SoakReport(samples, round(time.monotonic() - started, 1))
+                    if cycle_every and len(samples) // cycle_every > len(cycles) and len(samples) < len(plan):
+                        cycles.append(lifecycle.change("deactivate") and lifecycle.change("activate"))
+    return SoakReport(samples, round(time.monotonic() - started, 1), cycles)
 
 
 def _one_task(client: Any, task: str, timeout_s: float) -> tuple[str, str, bool, str]:
@@ -333,7 +352,8 @@ def _print_table(report: SoakReport, figures: dict[str, Any]) -> None:
     growth = figures["rss_growth_kb_per_task"]
     ratio = figures["tick_p99_last_ms"] / figures["tick_p99_first_ms"] if figures["tick_p99_first_ms"] else 0.0
     print(
-        f"\nsoak: {figures['tasks']} tasks in {report.wall_s:.0f} s, {figures['ended']} ended, {figures['hung']} hung"
+        f"\nsoak: {figures['tasks']} tasks in {report.wall_s:.0f} s, {figures['ended']} ended, {figures['hung']} hung, "
+        f"{figures['lifecycle_cycles']} deactivate/activate cycles ({figures['lifecycle_failed']} failed)"
     )
     print(f"  {'':28s} {'first tenth':>12s} {'last tenth':>12s}")
     print(f"  {'executive RSS (MB)':28s} {figures['rss_start_mb']:12.1f} {figures['rss_end_mb']:12.1f}")
@@ -356,6 +376,7 @@ def _print_table(report: SoakReport, figures: dict[str, Any]) -> None:
     met = (
         figures["hung"] == 0
         and figures["ended"] == figures["tasks"]
+        and figures["lifecycle_failed"] == 0
         and growth <= TARGET_GROWTH_KB
         and figures["waitables_end"] <= figures["waitables_start"]
         and ratio <= TARGET_TICK_RATIO
@@ -375,6 +396,9 @@ def main() -> None:
     )
     parser.add_argument("--preempt-every", type=int, default=7, help="every Nth task is preempted mid-skill (0: none)")
     parser.add_argument("--refuse-every", type=int, default=11, help="every Nth task is refused (0: none)")
+    parser.add_argument(
+        "--cycle-every", type=int, default=50, help="deactivate and activate the executive every N tasks (0: never)"
+    )
     parser.add_argument("--tracemalloc", action="store_true", help="trace the executive's Python allocations")
     parser.add_argument("--verbose", action="store_true", help="show the sim's and the executive's output")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object, last line")
@@ -397,6 +421,7 @@ def main() -> None:
         faults=args.faults,
         preempt_every=args.preempt_every,
         refuse_every=args.refuse_every,
+        cycle_every=args.cycle_every,
         tracemalloc=args.tracemalloc,
         echo=sys.stderr if args.verbose else None,
         progress=progress,

@@ -2,7 +2,9 @@
 
 In a source checkout (``pip install -e .``) the YAML under ``config/`` is
 used in place; an installed package (pip or colcon) finds it under
-``share/bt_executive/config`` of its prefix, the ament convention.
+``share/bt_executive/config`` of the prefix it was installed into, else of
+the workspaces on ``AMENT_PREFIX_PATH`` (the ament convention), else of the
+Python environment's prefix.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ PACKAGE = "bt_executive"
 
 def config_dir() -> Path:
     """The directory holding skills/, robots/, scenes/ and the executive's YAML."""
-    checkout = Path(__file__).resolve().parents[1] / "config"
+    here = Path(__file__).resolve()
+    checkout = here.parents[1] / "config"
     if (checkout / "skills").is_dir():
         return checkout
-    prefixes = [Path(sys.prefix), *(Path(p) for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p)]
-    for prefix in prefixes:
+    # <prefix>/lib/python3.X/site-packages/bt_executive/resources.py: this install's own share/ first.
+    own_prefix = here.parents[4] if len(here.parents) > 4 else Path(sys.prefix)
+    ament = [Path(p) for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
+    for prefix in (own_prefix, *ament, Path(sys.prefix)):
         candidate = prefix / "share" / PACKAGE / "config"
         if candidate.is_dir():
             return candidate

@@ -75,3 +75,28 @@ def test_installed_console_script_runs() -> None:
     assert exe is not None, "bt-executive is not installed next to this Python"
     done = subprocess.run([exe, "skills", "list"], capture_output=True, text=True, timeout=60, check=False)
     assert (done.returncode, "tabletop/pick" in done.stdout) == (0, True), done.stderr
+
+
+def test_run_prints_the_error_code_beside_the_final_reason() -> None:
+    import io
+
+    from bt_executive.cli.run_command import print_result
+    from bt_executive.cli.task_client import TaskResult
+
+    out = io.StringIO()
+    result = TaskResult(
+        success=False,
+        final_reason="planner_refused",
+        error_code=212,
+        attempts=[],
+        status=6,
+        wall_s=0.4,
+        detail="no_such_object: no purple cube",
+    )
+    print_result(result, out)
+    assert "task ended: planner_refused (error_code 212) in 0.4 s" in out.getvalue()
+
+
+def test_ros_arguments_that_ros2_launch_appends_are_left_to_ros(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["skills", "list", "--ros-args", "-r", "__node:=bt_executive", "-r", "__ns:=/robot1"]
+    assert (main(argv), "skill(s)." in capsys.readouterr().out) == (0, True)

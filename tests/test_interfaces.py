@@ -103,6 +103,7 @@ def test_execute_task_fields_and_defaults(interfaces: Interfaces) -> None:
         "detail": "string",
         "goal": "sequence<string>",
         "goal_held": "int8",
+        "error_code": "uint16",
     }
     assert _fields(execute_task.Feedback) == {
         "plan_index": "int32",
@@ -135,6 +136,9 @@ def test_world_state_fields_and_defaults(interfaces: Interfaces) -> None:
         "at_home": "boolean",
         "drawer_ids": "sequence<string>",
         "drawer_open_fractions": "sequence<double>",
+        "region_ids": "sequence<string>",
+        "region_min": "sequence<geometry_msgs/Point>",
+        "region_max": "sequence<geometry_msgs/Point>",
     }
     # Defaults match the pydantic ObjectState's: category "object", reachable, identity orientation.
     obj = interfaces.ObjectState(id="red_cube")

@@ -205,7 +205,7 @@ def _summarise(
         checked = holds(parse_predicate(sim_check), world)
     steps = sum(1 for a in result.attempts if a.result.success)
     print("\nsummary")
-    print(f"  final_reason  {result.final_reason}")
+    print(f"  final_reason  {result.final_reason} (error_code {result.error_code})")
     print(f"  steps         {steps} succeeded, {len(result.attempts)} attempts")
     if outcome is not None:
         print(f"  retries       {outcome.retries}")

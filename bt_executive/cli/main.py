@@ -53,11 +53,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def without_ros_args(argv: Sequence[str]) -> list[str]:
+    """The command line without ROS's own arguments, ``--ros-args ...`` up to ``--`` or the end.
+
+    ``ros2 launch`` and ``ros2 run`` append them (``--ros-args -r __node:=bt_executive -r __ns:=/robot1``)
+    to every node's command line; the executive takes its name and namespace from its own flags.
+    """
+    kept: list[str] = []
+    inside = False
+    for arg in argv:
+        if arg == "--ros-args":
+            inside = True
+        elif inside and arg == "--":
+            inside = False
+        elif not inside:
+            kept.append(arg)
+    return kept
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
     # Every ROS process this project starts stays on this machine unless told otherwise.
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(without_ros_args(sys.argv[1:] if argv is None else argv))
     try:
         status: int = args.func(args)
     except ManifestError as error:

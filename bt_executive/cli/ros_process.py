@@ -3,12 +3,14 @@
 Every long-running subcommand (``serve``, ``run``, ``demo``) needs the same
 things: its own ``rclpy.Context`` (no global init), a MultiThreadedExecutor
 on a background thread (the main thread stays free for the command's own
-work and for signals), and a teardown in the order rclpy needs (stop the
-spin loop and join it before the executor and the nodes are destroyed).
+work and for signals), a spin loop that outlives an entity destroyed under
+it (a lifecycle node's cleanup), and a teardown in the order rclpy needs
+(stop the spin loop and join it before the executor and the nodes are destroyed).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import threading
@@ -18,10 +20,13 @@ from typing import Self
 
 import rclpy
 from rclpy.context import Context
+from rclpy.exceptions import InvalidHandle
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 
 from bt_executive.skills.action_skill import with_short_lease
+
+_log = logging.getLogger(__name__)
 
 
 class RosProcess:
@@ -53,7 +58,13 @@ class RosProcess:
     def _spin(self) -> None:
         try:
             while not self._stop_spinning.is_set() and self.context.ok():
-                self.executor.spin_once(timeout_sec=0.1)
+                try:
+                    self.executor.spin_once(timeout_sec=0.1)
+                except InvalidHandle as err:
+                    # An entity destroyed while the executor built its wait set (a lifecycle cleanup
+                    # releasing a publisher's event handler, an action server): rclpy 9 can raise out of
+                    # spin_once, which would end this thread. The next wait set no longer holds it.
+                    _log.debug("spin: an entity went away under the wait set: %s", err)
         except ExternalShutdownException:
             pass
 

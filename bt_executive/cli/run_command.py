@@ -49,7 +49,8 @@ def print_result(result: TaskResult, out: TextIO = sys.stdout) -> None:
     if result.goal:
         verdict = {True: "holds", False: "DOES NOT HOLD", None: "not checked"}[result.goal_held]
         out.write(f"  goal: {', '.join(result.goal)}: {verdict}\n")
-    out.write(f"task {'succeeded' if result.success else 'ended'}: {result.final_reason} in {result.wall_s:.1f} s\n")
+    verdict = "succeeded" if result.success else "ended"
+    out.write(f"task {verdict}: {result.final_reason} (error_code {result.error_code}) in {result.wall_s:.1f} s\n")
     if result.detail and not result.success:
         what = "refused" if result.final_reason == "planner_refused" else "why"
         out.write(f"  {what}: {result.detail}\n")

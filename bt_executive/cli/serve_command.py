@@ -2,7 +2,10 @@
 
 Prints one ``executive ready`` line when its ExecuteTask server is up; on
 Ctrl-C or SIGTERM it cancels the running task (and with it every goal in
-flight), then exits 0. Each planner profile's planner is built once and kept
+flight), then exits 0. The node is a lifecycle node (``executive/node.py``):
+``serve`` configures and activates it before its executor spins;
+``--no-autostart`` leaves it unconfigured, for a lifecycle manager to drive
+through ``~/change_state`` (the ready line then says so). Each planner profile's planner is built once and kept
 for the process's lifetime (``executive/planner_cache.py``), so a local model
 starts once; when the default profile plans with a local model (``local``, or
 ``auto`` falling back to it), that model is started and its prompt prefix
@@ -24,6 +27,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Register ``serve``."""
     serve = commands.add_parser("serve", help="run the executive node: ExecuteTask server, ticked tree, ~/tree")
     add_node_arguments(serve)
+    serve.add_argument(
+        "--no-autostart",
+        action="store_true",
+        help="leave the lifecycle node unconfigured: a lifecycle manager configures and activates it",
+    )
     serve.add_argument(
         "--no-warm",
         action="store_true",
@@ -70,7 +78,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     params = load_params(args.params).with_overrides(
-        planner=args.planner,
+        planner=args.planner or None,  # empty (a launch file's default): the parameters file's
         tick_rate_hz=args.tick_rate,
         max_replans=args.max_replans,
         run_dir=args.run_dir,
@@ -80,28 +88,49 @@ def run_serve(args: argparse.Namespace) -> int:
     )
     llm_config = Path(params.llm_config) if params.llm_config else None
     robot = RobotCapabilities.from_yaml(params.capabilities_path())
-    # A vision profile sees the newest front-camera frame from the node's camera topic.
+    # A vision profile sees the newest front-camera frame from the node's camera topic (read when it plans:
+    # the node and its camera cache exist by then, and a reconfigured node has a new cache).
     planners = PlannerCache(
-        lambda profile, registry: make_planner(profile, registry, llm_config, robot, executive.front_camera.frame)
+        lambda profile, registry: make_planner(
+            profile, registry, llm_config, robot, lambda: executive.front_camera.frame()
+        )
     )
     from bt_executive.gc_freeze import freeze_startup_objects
     from bt_executive.switch_interval import use_control_switch_interval
 
     use_control_switch_interval()  # the tick timer must wake on time beside the executor's other threads
     with RosProcess() as process:
-        executive = ExecutiveNode(process.context, params, planners, namespace=args.namespace)
+        try:
+            executive = ExecutiveNode(
+                process.context,
+                params,
+                planners,
+                namespace=args.namespace,
+                autostart=not args.no_autostart,
+                release_planners=planners.release,
+            )
+        except RuntimeError as err:
+            sys.stderr.write(f"error: {err}\n")
+            return 1
         process.add(executive.node)
         process.handle_signals(executive.shutdown)
         process.start()
         frozen = freeze_startup_objects()  # full collections then skip what start-up loaded (gc_freeze)
         logging.getLogger("bt_executive.serve").info("%d start-up objects frozen out of full collections", frozen)
         base = executive.node.get_fully_qualified_name()
-        print(
-            f"executive ready: tasks at {base}/execute_task, tree at {base}/tree, planner {params.planner}, "
-            f"{len(executive.registry)} skills, runs in {executive.runs_root}",
-            flush=True,
-        )
-        if not args.no_warm and uses_local_model(params.planner, llm_config):
+        if executive.configured:
+            print(
+                f"executive ready: tasks at {base}/execute_task, tree at {base}/tree, planner {params.planner}, "
+                f"{len(executive.registry)} skills, runs in {executive.runs_root}",
+                flush=True,
+            )
+        else:
+            print(
+                f"executive ready (unconfigured): lifecycle at {base}/change_state; "
+                "configure and activate it to take tasks",
+                flush=True,
+            )
+        if executive.configured and not args.no_warm and uses_local_model(params.planner, llm_config):
             planners.warm_in_background(params.planner, executive.registry, executive.world.latest)
         closed = False
         try:

@@ -34,6 +34,8 @@ class TaskResult(BaseModel):
     success: bool
     final_reason: str
     attempts: list[AttemptRecord]
+    error_code: int = 0
+    """One stable number per ending (``executive/error_codes.py``; 0: done)."""
     status: int
     wall_s: float
     detail: str = ""
@@ -100,6 +102,7 @@ class TaskClient:
         return TaskResult(
             success=bool(result.success),
             final_reason=str(result.final_reason),
+            error_code=int(result.error_code),
             attempts=_ATTEMPTS.validate_json(result.attempts_json or "[]"),
             status=int(response.status),
             wall_s=round(time.monotonic() - started, 3),

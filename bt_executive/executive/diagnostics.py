@@ -102,6 +102,10 @@ class TaskDiagnostics:
             record.update(self._allocations())
         self._pub.publish(String(data=json.dumps(record, separators=(",", ":"))))
 
+    def destroy(self) -> None:
+        """Destroy the publisher (lifecycle cleanup)."""
+        self._node.destroy_publisher(self._pub)
+
     def _allocations(self) -> dict[str, object]:
         """Python heap size and the lines that grew most since the first task (only while tracing)."""
         snapshot = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])

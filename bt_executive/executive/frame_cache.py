@@ -52,6 +52,13 @@ class FrameCache:
             self.received += 1
         self._arrived.set()
 
+    def destroy(self) -> None:
+        """Destroy the subscription, if a planner made one (lifecycle cleanup)."""
+        with self._lock:
+            subscription, self._subscription = self._subscription, None
+        if subscription is not None:
+            self.node.destroy_subscription(subscription)
+
     def frame(self) -> npt.NDArray[np.uint8]:
         """The newest frame (a copy); ``NoFrame`` if none arrives within ``wait_s`` of the first call."""
         self._subscribe()

@@ -5,6 +5,7 @@
     interop = Interop.attach(node, params, executive.snapshot_listeners, visited=lambda: tree.last_visited)
     ...after every tick:  interop.post_tick(tick_started)
     ...at shutdown:       interop.shutdown()
+    ...at cleanup:        interop.detach(executive.snapshot_listeners)
 
 Both read the executive's one snapshot (``snapshot_listeners``): the
 snapshot streams (``snapshot_streams``, when ``py_trees_ros_interfaces``
@@ -88,5 +89,16 @@ class Interop:
         """Close the streams and the Groot2 feed."""
         if self.streams is not None:
             self.streams.shutdown()
+        if self.groot2 is not None:
+            self.groot2.close()
+
+    def detach(self, listeners: list[SnapshotListener]) -> None:
+        """Undo ``attach`` (lifecycle cleanup): off the listeners, feed closed, streams' topics and services gone."""
+        mine = [self.streams.on_snapshot] if self.streams is not None else []
+        if self.groot2 is not None:
+            mine.append(self.groot2.on_snapshot)
+        listeners[:] = [listener for listener in listeners if listener not in mine]
+        if self.streams is not None:
+            self.streams.destroy()  # not shutdown(): it forgets the streams whose publishers must go
         if self.groot2 is not None:
             self.groot2.close()

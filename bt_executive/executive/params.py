@@ -47,6 +47,9 @@ class ExecutiveParams(BaseModel):
     default_snapshot_period: float = Field(default=2.0, ge=0.0, description="inf: publish only on change")
     default_snapshot_blackboard_data: bool = True
     groot2_port: int = Field(default=0, ge=0, le=65535, description="Groot2 feed port (and port + 1); 0: off")
+    markers_frame_id: str = Field(
+        default="base_link", min_length=1, description="frame of ~/markers (the world state's: the robot base)"
+    )
 
     def with_overrides(self, **overrides: Any) -> ExecutiveParams:
         """A copy with the non-None overrides applied (command-line flags over the file)."""

@@ -57,6 +57,13 @@ class PlannerCache:
                 self._planners[key] = planner
             return planner
 
+    def release(self, registry: SkillRegistry) -> None:
+        """Close the planners built over ``registry`` (the executive was cleaned up: it loads a new one)."""
+        with self._lock:
+            keys = [key for key in self._planners if key[1] == id(registry)]
+            planners = [self._planners.pop(key) for key in keys]
+        _close_all(planners)
+
     def __len__(self) -> int:
         return len(self._planners)
 
@@ -115,11 +122,16 @@ class PlannerCache:
                     "a planner warm-up still runs after %.1f s: leaving its model to the process exit", timeout_s
                 )
                 return False
-        for planner in planners:  # no warm-up runs now: each server stops at once
-            close = getattr(planner, "close", None)
-            if callable(close):
-                try:
-                    close()
-                except Exception as err:  # shutting down: one planner's failure must not keep the others open
-                    _log.warning("closing a planner failed: %s", err)
+        _close_all(planners)  # no warm-up runs now: each server stops at once
         return True
+
+
+def _close_all(planners: list[Planner]) -> None:
+    """Close each planner that has something to close (a local model's server)."""
+    for planner in planners:
+        close = getattr(planner, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception as err:  # one planner's failure must not keep the others open
+                _log.warning("closing a planner failed: %s", err)

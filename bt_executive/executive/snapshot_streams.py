@@ -197,6 +197,18 @@ class SnapshotStreams:
         with self._lock:
             self._streams.clear()
 
+    def destroy(self) -> None:
+        """Destroy every stream's publisher and the three services (lifecycle cleanup: the graph forgets them)."""
+        with self._lock:
+            streams = list(self._streams.values())
+            self._streams.clear()
+            self._latest = None
+        for stream in streams:
+            self.node.destroy_publisher(stream.publisher)
+        for service in self._services:
+            self.node.destroy_service(service)
+        self._services = []
+
     def _expand(self, topic_name: str) -> str:
         from rclpy.expand_topic_name import expand_topic_name
 

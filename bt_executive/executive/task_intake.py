@@ -30,8 +30,9 @@ from bt_executive.skills.text_rules import PROSE_WHITESPACE, control_character_p
 
 INVALID_GOAL = "invalid_goal"
 """The final reason of a goal refused at intake."""
-
-"""A task is a sentence or a paragraph; 2,000 characters is pages of it, and far more is a mistake or an attack."""
+INACTIVE = "inactive"
+"""The final reason of a goal sent while the executive's lifecycle state is not ``active`` (same answer:
+accepted, ended at once, the detail naming the state)."""
 
 MAX_PROFILE_CHARS = 64
 """The longest profile name ``config/llm.yaml`` accepts."""

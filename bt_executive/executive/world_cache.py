@@ -53,6 +53,7 @@ class WorldStateCache:
         self._on_arrival = on_arrival
         self.arrived_at = float("-inf")
         """``time.monotonic()`` when the newest message arrived."""
+        self._node = node
         self._subscription = node.create_subscription(
             WorldStateMsg, topic, self._on_message, 10, callback_group=callback_group
         )
@@ -85,6 +86,10 @@ class WorldStateCache:
             count = self.rejected
         if new_reason or count % LOG_EVERY == 1:
             _log.warning(f"world state dropped ({count} so far), the last good one kept: {reason}")
+
+    def destroy(self) -> None:
+        """Destroy the subscription (lifecycle cleanup); the last state stays readable."""
+        self._node.destroy_subscription(self._subscription)
 
     def latest(self) -> WorldState | None:
         """The newest good world state, or None if none has arrived yet."""

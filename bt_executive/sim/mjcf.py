@@ -26,7 +26,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from bt_executive.sim import arm
-from bt_executive.sim.scene import CabinetSpec, ObjectSpec, Scene, colour_rgba
+from bt_executive.sim.scene import CabinetSpec, ObjectSpec, Scene
+from bt_executive.skills.colours import colour_rgba
 
 TIMESTEP = 0.002
 """Physics step, seconds."""

@@ -47,6 +47,8 @@ class WorldStateRejected(ValueError):
 
 def to_msg(state: WorldState) -> Any:
     """Build a ``bt_executive_interfaces.msg.WorldState`` from the contract."""
+    from geometry_msgs.msg import Point
+
     from bt_executive_interfaces.msg import ObjectState as ObjectMsg
     from bt_executive_interfaces.msg import WorldState as WorldMsg
 
@@ -72,6 +74,9 @@ def to_msg(state: WorldState) -> Any:
     msg.at_home = state.at_home
     msg.drawer_ids = list(state.drawers)
     msg.drawer_open_fractions = list(state.drawers.values())
+    msg.region_ids = list(state.regions)
+    msg.region_min = [Point(x=low[0], y=low[1], z=low[2]) for low, _high in state.regions.values()]
+    msg.region_max = [Point(x=high[0], y=high[1], z=high[2]) for _low, high in state.regions.values()]
     return msg
 
 
@@ -79,7 +84,7 @@ def from_msg(msg: Any, max_objects: int = MAX_WORLD_OBJECTS) -> WorldState:
     """Read a ``bt_executive_interfaces.msg.WorldState`` into the contract; WorldStateRejected names a bad field.
 
     Refused: more than ``max_objects`` objects, a NaN or infinite number
-    anywhere, two objects with one id, drawer arrays of different lengths,
+    anywhere, two objects (drawers, regions) with one id, parallel arrays of different lengths,
     control characters or over-long text in a name, an unknown affordance.
     """
     check_msg(msg, max_objects)
@@ -115,6 +120,10 @@ def from_msg(msg: Any, max_objects: int = MAX_WORLD_OBJECTS) -> WorldState:
             joint_positions=tuple(msg.joint_positions),
             at_home=msg.at_home,
             drawers=dict(zip(msg.drawer_ids, msg.drawer_open_fractions, strict=True)),
+            regions={
+                name: ((low.x, low.y, low.z), (high.x, high.y, high.z))
+                for name, low, high in zip(msg.region_ids, msg.region_min, msg.region_max, strict=True)
+            },
         )
     except ValidationError as err:
         raise _rejected(err, "") from None
@@ -162,6 +171,29 @@ def check_msg(msg: Any, max_objects: int = MAX_WORLD_OBJECTS) -> None:
             )
         drawers[drawer] = index
     _finite("drawer_open_fractions", tuple(msg.drawer_open_fractions), "")
+    _check_regions(msg, max_objects)
+
+
+def _check_regions(msg: Any, max_objects: int) -> None:
+    """Three parallel arrays of one length, unique short names, finite corners, min below max."""
+    count = len(msg.region_ids)
+    for corners in ("region_min", "region_max"):
+        if len(getattr(msg, corners)) != count:
+            raise WorldStateRejected(
+                corners, f"{len(getattr(msg, corners))} corners for {count} region_ids (parallel arrays)"
+            )
+    if count > max_objects:
+        raise WorldStateRejected("region_ids", f"{count} regions; at most {max_objects}")
+    seen: dict[str, int] = {}
+    for index, (name, low, high) in enumerate(zip(msg.region_ids, msg.region_min, msg.region_max, strict=True)):
+        _name(f"region_ids[{index}]", name)
+        if name in seen:
+            raise WorldStateRejected(f"region_ids[{index}]", f"duplicate id {name!r} (also region_ids[{seen[name]}])")
+        seen[name] = index
+        _finite(f"region_min[{index}]", (low.x, low.y, low.z), "xyz")
+        _finite(f"region_max[{index}]", (high.x, high.y, high.z), "xyz")
+        if low.x > high.x or low.y > high.y or low.z > high.z:
+            raise WorldStateRejected(f"region_max[{index}]", "a max corner below its min corner")
 
 
 def _finite(field: str, values: tuple[float, ...], axes: str) -> None:

@@ -26,7 +26,9 @@ its own tests without importing anything:
 - ``local_llm`` (session): the base URL of SmolLM2-135M served by llama.cpp on 127.0.0.1
   (``llm_server``); skips when not installed, fails under ``BT_EXECUTIVE_REQUIRE_INTERFACES``.
 
-``run_tree`` (``tree_runner``) ticks a tree to its end and times every tick.
+``run_tree`` (``tree_runner``) ticks a tree to its end and times every tick;
+``lifecycle_client`` drives a managed node through its lifecycle services from
+another process and reads the endpoints it has in the ROS graph.
 
 The ROS fixtures skip when rclpy or bt_executive_interfaces is missing (they fail
 instead when ``BT_EXECUTIVE_REQUIRE_INTERFACES`` is set, as in CI). This module

@@ -96,7 +96,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
             self.context.emit(
                 "planner_refused", refusal=err.kind.value, reason=err.reason, candidates=list(err.candidates)
             )
-            return self._fail(FinalReason.PLANNER_REFUSED.value, f"{err.kind.value}: {err.reason}")
+            return self._refuse(err)
         except PlannerError as err:
             return self._fail(FinalReason.PLANNER_ERROR.value, str(err))
         except Exception as err:  # a planner bug must end the task, not the executive
@@ -142,7 +142,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
         if is_replan and self.context.replans >= self.context.replan_budget:
             refusal = self.context.last_refusal
             if refusal is not None:  # the budget went on plans that ask objects for what they do not afford
-                self.context.finish(FinalReason.PLANNER_REFUSED.value, f"{refusal.kind.value}: {refusal.reason}")
+                self.context.refuse(refusal)
                 self.feedback_message = "refused: not afforded"
                 self._failed = True
                 return
@@ -193,7 +193,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
             refusal = refusal_for(problems)
             if refusal is not None and plan.steps in self.context.unafforded_plans:
                 self.context.emit("planner_refused", refusal=refusal.kind.value, reason=refusal.reason, candidates=[])
-                return self._fail(FinalReason.PLANNER_REFUSED.value, f"{refusal.kind.value}: {refusal.reason}")
+                return self._refuse(refusal)
             if refusal is not None:
                 self.context.unafforded_plans.append(plan.steps)
             self.context.last_refusal = refusal
@@ -218,6 +218,12 @@ class PlanningNode(py_trees.behaviour.Behaviour):
     def _retry_or_end(self) -> Status:
         self._ask()
         return Status.FAILURE if self._failed else Status.RUNNING
+
+    def _refuse(self, refusal: PlannerRefused) -> Status:
+        self.context.refuse(refusal)
+        self.feedback_message = (self.context.final_detail or refusal.reason)[:200]
+        self._failed = True
+        return Status.FAILURE
 
     def _fail(self, reason: str, detail: str) -> Status:
         self.context.finish(reason, detail)

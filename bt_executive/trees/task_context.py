@@ -93,6 +93,8 @@ class TaskContext:
     replans: int = 0
     final_reason: str | None = None
     final_detail: str = ""
+    refusal_kind: str | None = None
+    """The refusal's kind when the task ended ``planner_refused`` (a client's error code tells kinds apart)."""
     events: list[TaskEvent] = field(default_factory=list)
     listeners: list[Callable[[TaskEvent], None]] = field(default_factory=list)
     started_at: float = field(default_factory=time.monotonic)
@@ -158,6 +160,12 @@ class TaskContext:
         )
         if not result.success:
             step.last_failure = result
+
+    def refuse(self, refusal: PlannerRefused) -> None:
+        """End the task ``planner_refused`` with the refusal's kind and reason (once, as ``finish``)."""
+        if self.final_reason is None:
+            self.refusal_kind = refusal.kind.value
+        self.finish(FinalReason.PLANNER_REFUSED.value, f"{refusal.kind.value}: {refusal.reason}")
 
     def finish(self, reason: str, detail: str = "") -> None:
         """Set the task's final reason once; later calls keep the first."""

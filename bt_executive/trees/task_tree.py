@@ -53,6 +53,7 @@ class TaskOutcome(BaseModel):
     success: bool
     final_reason: str
     detail: str = ""
+    refusal_kind: str | None = Field(default=None, description="the refusal's kind when planner_refused")
     plans: tuple[Plan, ...] = ()
     attempts: tuple[AttemptRecord, ...] = ()
     retries: int = Field(default=0, ge=0)
@@ -189,6 +190,7 @@ class TaskTree:
             success=reason == FinalReason.DONE.value,
             final_reason=reason,
             detail=ctx.final_detail,
+            refusal_kind=ctx.refusal_kind if reason == FinalReason.PLANNER_REFUSED.value else None,
             plans=tuple(ctx.plans),
             attempts=tuple(ctx.attempts),
             retries=sum(1 for e in ctx.events if e.kind == "retry"),

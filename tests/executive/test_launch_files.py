@@ -22,6 +22,21 @@ def test_the_ros2_launch_file_runs_serve_with_a_params_file() -> None:
     assert {"bt_executive", "bt-executive", "serve", "--params", "executive.yaml"} <= strings
 
 
+def test_the_ros2_launch_file_s_defaults_are_the_node_s() -> None:
+    from bt_executive.executive.params import ExecutiveParams, load_params
+
+    tree = ast.parse((ROOT / "launch" / "bt_executive.launch.py").read_text())
+    defaults: dict[str, object] = {}
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "DeclareLaunchArgument":
+            name = call.args[0]
+            default = next((k.value for k in call.keywords if k.arg == "default_value"), None)
+            if isinstance(name, ast.Constant) and isinstance(default, ast.Constant):
+                defaults[str(name.value)] = default.value
+    # An empty planner is not passed on: serve keeps the parameters file's, the node's own default.
+    assert (defaults["planner"], defaults["namespace"], load_params().planner) == ("", "", ExecutiveParams().planner)
+
+
 def test_the_shipped_robot_launch_starts_the_sim_the_policy_server_then_the_executive() -> None:
     spec = load_model(config_dir() / "robot.yaml", LaunchFile)
     assert [p.args[0] for p in spec.processes] == ["sim", "policy-server", "serve"]

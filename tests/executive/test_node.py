@@ -31,9 +31,10 @@ def test_a_task_runs_to_done_with_feedback_per_step(make_rig: Any) -> None:
     seen: list[TaskFeedback] = []
     result = client.run("put the red cube on the plate", on_feedback=seen.append, timeout_s=30)
     steps = [(f.plan_index, f.step, f.skill) for f in seen if f.skill]
-    assert (result.success, result.final_reason, list(dict.fromkeys(steps))) == (
+    assert (result.success, result.final_reason, result.error_code, list(dict.fromkeys(steps))) == (
         True,
         "done",
+        0,
         [(0, 1, "tabletop/pick"), (0, 2, "tabletop/place_on")],
     )
 
@@ -134,9 +135,10 @@ def test_a_refused_task_ends_planner_refused_with_its_reason_in_the_result_and_t
     client = rig.client()
     start(rig, client)
     result = client.run("pick up the purple cube", timeout_s=30)
-    assert (result.success, result.final_reason, result.detail) == (
+    assert (result.success, result.final_reason, result.error_code, result.detail) == (
         False,
         "planner_refused",
+        212,  # REFUSED_NO_SUCH_OBJECT: a client tells the refusal's kind apart without parsing detail
         "no_such_object: no purple cube in the world state",
     )
     [run] = list((tmp_path / "runs").iterdir())

@@ -77,9 +77,14 @@ def test_every_hostile_goal_is_refused_then_a_good_task_still_runs(make_rig: Any
     refused = {}
     for case, (task, field, words) in OVER_THE_WIRE.items():
         result = client.run(task, timeout_s=30)
-        refused[case] = (result.final_reason, result.detail.startswith(f"goal.{field}: "), words in result.detail)
+        refused[case] = (
+            result.final_reason,
+            result.error_code,
+            result.detail.startswith(f"goal.{field}: "),
+            words in result.detail,
+        )
     good = client.run("pick up the red cube", timeout_s=30)
-    assert (refused, good.final_reason) == (dict.fromkeys(OVER_THE_WIRE, (INVALID_GOAL, True, True)), "done")
+    assert (refused, good.final_reason) == (dict.fromkeys(OVER_THE_WIRE, (INVALID_GOAL, 101, True, True)), "done")
 
 
 @pytest.mark.ros

@@ -24,7 +24,12 @@ pytestmark = pytest.mark.ros
 
 RED = ObjectState(id="red_cube", category="cube", colour="red", position=(0.3, 0.1, 0.02), supported_by="table")
 PLATE = ObjectState(id="plate", category="plate", colour="green", position=(0.38, 0.22, 0.006))
-GOOD = WorldState(objects=(RED, PLATE), joint_positions=(0.0, 0.1, 0.2), drawers={"drawer": 0.0})
+GOOD = WorldState(
+    objects=(RED, PLATE),
+    joint_positions=(0.0, 0.1, 0.2),
+    drawers={"drawer": 0.0},
+    regions={"workspace": ((0.2, -0.3, 0.0), (0.6, 0.3, 0.3))},
+)
 
 
 def _nan_x(m: Any) -> None:
@@ -79,6 +84,18 @@ def _drawer_arrays(m: Any) -> None:
     m.drawer_open_fractions = [0.0, 0.5]
 
 
+def _region_arrays(m: Any) -> None:
+    m.region_max = []
+
+
+def _inverted_region(m: Any) -> None:
+    m.region_max[0].x = -1.0
+
+
+def _nan_region(m: Any) -> None:
+    m.region_min[0].z = float("nan")
+
+
 def _renamed(obj: Any, name: str) -> Any:
     clone = copy.copy(obj)
     clone.id = name
@@ -100,6 +117,9 @@ CASES: dict[str, tuple[Callable[[Any], None], str, str]] = {
     "unknown affordance": (_unknown_affordance, "objects[0].affordances[1]", "unknown affordance 'edible'"),
     "id not a name": (_bad_id, "objects[0].id", "should match pattern"),
     "drawer arrays": (_drawer_arrays, "drawer_open_fractions", "2 fractions for 1 drawer_ids"),
+    "region arrays": (_region_arrays, "region_max", "0 corners for 1 region_ids"),
+    "inverted region": (_inverted_region, "region_max[0]", "a max corner below its min corner"),
+    "NaN region": (_nan_region, "region_min[0].z", "nan is not a finite number"),
 }
 
 

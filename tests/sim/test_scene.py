@@ -12,7 +12,8 @@ import pytest
 from bt_executive.resources import config_dir
 from bt_executive.sim.backend import SimBackend
 from bt_executive.sim.mjcf import build_mjcf
-from bt_executive.sim.scene import COLOURS, Scene, colour_rgba
+from bt_executive.sim.scene import Scene
+from bt_executive.skills.colours import COLOURS, colour_rgba
 from bt_executive.skills.errors import ManifestError
 
 pytestmark = pytest.mark.sim

@@ -149,6 +149,15 @@ robots = st.builds(
     actions=st.lists(st.sampled_from(list(ActionVerb)), max_size=4).map(tuple),
     provides=st.lists(names, max_size=3).map(tuple),
 )
+Vec3 = tuple[float, float, float]
+
+
+def _box(corners: tuple[Vec3, Vec3]) -> tuple[Vec3, Vec3]:
+    """Two corners as a region's (min corner, max corner): from_msg refuses a max below its min."""
+    (ax, ay, az), (bx, by, bz) = corners
+    return (min(ax, bx), min(ay, by), min(az, bz)), (max(ax, bx), max(ay, by), max(az, bz))
+
+
 world_states = st.builds(
     WorldState,
     stamp=st.floats(0, 1e6),
@@ -169,4 +178,5 @@ world_states = st.builds(
     gripper=st.builds(GripperState, opening=st.floats(0, 0.1), holding=st.none() | names),
     joint_positions=st.lists(floats, max_size=6).map(tuple),
     drawers=st.dictionaries(names, st.floats(0, 1), max_size=2),
+    regions=st.dictionaries(names, st.tuples(vec3, vec3).map(_box), max_size=2),
 )

@@ -46,6 +46,8 @@ def test_affordances_cross_the_wire_as_the_effective_set() -> None:
 
 def _message(draw: st.DrawFn) -> Any:
     """A world-state message with any numbers (NaN and infinities too) and any text in its fields."""
+    from geometry_msgs.msg import Point
+
     from bt_executive_interfaces.msg import ObjectState as ObjectMsg
     from bt_executive_interfaces.msg import WorldState as WorldMsg
 
@@ -66,6 +68,10 @@ def _message(draw: st.DrawFn) -> Any:
     msg.joint_positions = draw(st.lists(numbers, max_size=8))
     msg.drawer_ids = draw(st.lists(names, max_size=3))
     msg.drawer_open_fractions = draw(st.lists(numbers, max_size=3))
+    msg.region_ids = draw(st.lists(names, max_size=2))
+    corners = st.builds(Point, x=numbers, y=numbers, z=numbers)
+    msg.region_min = draw(st.lists(corners, max_size=2))
+    msg.region_max = draw(st.lists(corners, max_size=2))
     return msg
 
 

@@ -1,4 +1,5 @@
-"""A short soak in CI: 30 mixed tasks through ``bt-executive serve`` and the sim, as separate processes.
+"""A short soak in CI: 30 mixed tasks through ``bt-executive serve`` and the sim, as separate processes,
+with the executive deactivated and activated (lifecycle) twice on the way.
 
 ``benchmarks/soak.py --tasks 500`` is the measurement; this is its CI guard,
 through the same functions. It asserts counts, never times: every task ended
@@ -19,6 +20,8 @@ from benchmarks.soak import SoakReport, TaskSample, run_soak
 pytestmark = [pytest.mark.ros, pytest.mark.sim, pytest.mark.slow]
 
 TASKS = 30
+CYCLE_EVERY = 10
+"""A lifecycle manager deactivates and activates the executive after every 10th task: twice in the run."""
 RSS_BOUND_KB_PER_TASK = 300.0
 """Generous: allocator warm-up and caches filling count here over only 30 tasks."""
 
@@ -27,7 +30,7 @@ RSS_BOUND_KB_PER_TASK = 300.0
 def report() -> Iterator[SoakReport]:
     saved = dict(os.environ)  # run_soak points this process at its own ROS domain
     try:
-        yield run_soak(TASKS, preempt_every=5, refuse_every=11, task_timeout_s=60.0)
+        yield run_soak(TASKS, preempt_every=5, refuse_every=11, cycle_every=CYCLE_EVERY, task_timeout_s=60.0)
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -64,6 +67,11 @@ def test_every_task_ended_and_none_hung(report: SoakReport) -> None:
 def test_the_run_had_preemptions_and_refusals_in_it(report: SoakReport) -> None:
     endings = {(sample.kind, sample.final_reason) for sample in report.samples}
     assert {("preempted", "preempted"), ("refused", "planner_refused")} <= endings
+
+
+def test_every_deactivate_activate_cycle_succeeded_and_the_next_task_ran(report: SoakReport) -> None:
+    after_cycles = [report.samples[n].final_reason for n in range(CYCLE_EVERY, TASKS, CYCLE_EVERY)]
+    assert (report.cycles, [r for r in after_cycles if r == "inactive"]) == ([True, True], [])
 
 
 def test_the_executive_reported_every_task(report: SoakReport) -> None:
