@@ -19,11 +19,12 @@ export BT_EXECUTIVE_REQUIRE_INTERFACES := 1
 # (dot export), cmake and g++ (our interfaces package), chromium (a real browser for the viewer tests).
 DEB_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libopengl0 libosmesa6 graphviz cmake g++ chromium
 
-.PHONY: help venv interfaces system-deps demo test lint typecheck unit schema clean colcon-check
+.PHONY: help venv interfaces system-deps demo test lint typecheck unit schema clean colcon-check test-under-load
 
 help:
 	@echo "make demo   - run the demo (installs into $(VENV) first)"
 	@echo "make test   - lint, type-check and run the tests (installs into $(VENV) first)"
+	@echo "make test-under-load - the tests beside $(HOGS) CPU-bound processes, a busy robot computer (not in CI)"
 	@echo "make colcon-check - build the three packages in a colcon workspace and check its install space"
 
 venv: $(VENV)/.installed interfaces
@@ -70,6 +71,12 @@ unit: venv
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 
 test: lint typecheck unit
+
+# The tests beside CPU-bound processes (bt_executive/testing/cpu_load.py), as on a robot computer that
+# perception and planning share: what waits on time must wait for its event, not for a window.
+HOGS ?= 2
+test-under-load: venv
+	$(PY) -m bt_executive.testing.cpu_load --hogs $(HOGS) -- $(MAKE) --no-print-directory unit
 
 # A ROS 2 workspace build with colcon from PyPI (requirements-colcon.txt, --no-deps: see there), and
 # checks of its install space as `ros2 run` / `ros2 launch` use it (.ci/colcon-check).

@@ -25,11 +25,21 @@ the two tenths' middles, so start-up and warm-up do not count as growth.
 ``--tracemalloc`` runs the executive with ``PYTHONTRACEMALLOC=1`` and prints
 the Python heap and the lines that grew most (ours or rclpy's).
 
-Targets (issues 14, 21): every task ended, 0 hung, every lifecycle cycle
-succeeded, RSS growth <= 20 kB per task, waitables flat, tick p99 in the
-last tenth <= 1.2x the first.
+``--load N`` runs N CPU-bound processes beside the soak for its whole length
+(``bt_executive.testing.cpu_load``; stopped at the end): the busy robot
+computer where timing bugs show. A task with no result within
+``--task-timeout`` is hung; the soak names it: its task and the plan step,
+skill and tree status of the last feedback the executive sent, the
+executive's last log lines (goal requests sent again, results asked for
+again), and where each of its threads stands (``serve`` dumps them with
+faulthandler on SIGUSR1). The soak then cancels it and goes on.
 
-    .venv/bin/python benchmarks/soak.py --tasks 500 [--cycle-every 50] [--faults FILE] [--json]
+Targets (issues 14, 21, 23): every task ended, 0 hung, every lifecycle cycle
+succeeded, RSS growth <= 20 kB per task, waitables flat, tick p99 in the
+last tenth <= 1.2x the first; the same with ``--load 2`` (the tick ratio
+aside: the hogs, not growth, set the tick there).
+
+    .venv/bin/python benchmarks/soak.py --tasks 500 [--cycle-every 50] [--load 2] [--faults FILE] [--json]
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import sys
 import tempfile
@@ -80,6 +91,8 @@ JSON_KEYS = (
     "waitables_end",
     "tick_p99_first_ms",
     "tick_p99_last_ms",
+    "load",
+    "hung_tasks",
 )
 TARGET_GROWTH_KB = 20.0
 TARGET_TICK_RATIO = 1.2
@@ -101,6 +114,8 @@ class TaskSample:
     """The executive's diagnostics record for this task (empty if none arrived)."""
     detail: str = ""
     """The result's detail (why a task was refused or failed)."""
+    hang: dict[str, Any] | None = None
+    """A hung task's forensics (``HangProbe.report``): last feedback, log tail, thread stacks."""
 
 
 @dataclass
@@ -111,6 +126,8 @@ class SoakReport:
     wall_s: float
     cycles: list[bool] = field(default_factory=list)
     """Each deactivate/activate cycle: whether both transitions succeeded."""
+    load: int = 0
+    """CPU-bound processes that ran beside the soak."""
 
     def _tenth(self, last: bool) -> list[TaskSample]:
         size = max(1, len(self.samples) // 10)
@@ -163,6 +180,8 @@ class SoakReport:
             "waitables_end": int(waitables_end),
             "tick_p99_first_ms": round(self.tick_p99(False), 2),
             "tick_p99_last_ms": round(self.tick_p99(True), 2),
+            "load": self.load,
+            "hung_tasks": [s.hang for s in self.samples if s.hang is not None],
         }
 
 
@@ -224,10 +243,12 @@ def run_soak(
     echo: TextIO | None = None,
     progress: Callable[[TaskSample], None] | None = None,
     task_timeout_s: float = TASK_TIMEOUT_S,
+    load: int = 0,
 ) -> SoakReport:
     """Start sim and executive, run ``tasks`` tasks through them, and sample the executive after each.
 
     ``cycle_every``: after every that many tasks, deactivate and activate the executive (0: never).
+    ``load``: CPU-bound processes beside the whole run.
     """
     from rclpy.node import Node
     from std_msgs.msg import String
@@ -236,6 +257,7 @@ def run_soak(
     from bt_executive.cli.ros_process import RosProcess
     from bt_executive.cli.task_client import TaskClient
     from bt_executive.executive.diagnostics import diagnostics_qos
+    from bt_executive.testing.cpu_load import cpu_hogs
     from bt_executive.testing.lifecycle_client import LifecycleClient
 
     namespace = f"/soak_{os.getpid()}"
@@ -243,7 +265,11 @@ def run_soak(
     samples: list[TaskSample] = []
     cycles: list[bool] = []
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="bt_soak_") as tmp, reserve_domain_id() as domain_id:
+    with (
+        tempfile.TemporaryDirectory(prefix="bt_soak_") as tmp,
+        reserve_domain_id() as domain_id,
+        cpu_hogs(load),
+    ):
         env["ROS_DOMAIN_ID"] = str(domain_id)
         os.environ.update(env)
         serve_env = dict(env, PYTHONTRACEMALLOC="1") if tracemalloc else env
@@ -262,6 +288,7 @@ def run_soak(
             sims.wait_ready(sim, 120)
             executives.wait_ready(executive, 120)
             pid = executive.process.pid
+            probe = HangProbe(executive)
             records = _Records()
             with RosProcess(threads=4) as process:
                 node = process.add(Node("bt_executive_soak", context=process.context))
@@ -278,53 +305,109 @@ def run_soak(
                     task, kind = plan[len(samples)]
                     if kind == "preempted":
                         following = plan[len(samples) + 1]
-                        ended = _preempted_pair(first, second, task, following[0], task_timeout_s)
+                        ended = _preempted_pair(first, second, task, following[0], task_timeout_s, probe)
                         kinds = [kind, following[1]]
                     else:
-                        ended = [_one_task(first, task, task_timeout_s)]
+                        ended = [_one_task(first, task, task_timeout_s, probe)]
                         kinds = [kind]
                     all_records = records.wait_for(len(samples) + len(ended))
                     rss, threads, fds = _proc_counts(pid)
-                    for (name, reason, hung, detail), what in zip(ended, kinds, strict=True):
+                    for (name, reason, hung, detail, hang), what in zip(ended, kinds, strict=True):
                         position = len(samples)
                         record = all_records[position] if position < len(all_records) else {}
                         sample = TaskSample(position, name, what, reason, hung, rss, threads, fds, record, detail)
+                        sample.hang = None if hang is None else {"index": position + 1, **hang}
                         samples.append(sample)
                         if progress is not None:
                             progress(sample)
                     if cycle_every and len(samples) // cycle_every > len(cycles) and len(samples) < len(plan):
                         cycles.append(lifecycle.change("deactivate") and lifecycle.change("activate"))
-    return SoakReport(samples, round(time.monotonic() - started, 1), cycles)
+    return SoakReport(samples, round(time.monotonic() - started, 1), cycles, load)
 
 
-def _one_task(client: Any, task: str, timeout_s: float) -> tuple[str, str, bool, str]:
-    """Run one task to its end: (task, final reason, hung, detail)."""
+Ended = tuple[str, str, bool, str, dict[str, Any] | None]
+"""(task, final reason, hung, detail, hang forensics)."""
+
+
+class HangProbe:
+    """What a hung task leaves to look at: its last feedback, the executive's log tail and thread stacks."""
+
+    LOG_LINES = 15
+    STACK_WAIT_S = 3.0
+
+    def __init__(self, executive: Any) -> None:
+        self._executive = executive
+
+    def report(self, task: str, last_feedback: Any | None) -> dict[str, Any]:
+        """Ask the executive for its thread stacks (SIGUSR1: faulthandler) and gather what the soak saw."""
+        lines: list[str] = self._executive.lines
+        before = len(lines)
+        stacks: list[str] = []
+        if self._executive.process.poll() is None:
+            self._executive.process.send_signal(signal.SIGUSR1)
+            deadline = time.monotonic() + self.STACK_WAIT_S
+            while time.monotonic() < deadline:  # the dump ends with the main thread's stack and a blank line
+                time.sleep(0.1)
+                stacks = [line for line in lines[before:] if _is_stack_line(line)]
+                if stacks and len(lines) > before + len(stacks):
+                    break
+        feedback = (
+            {}
+            if last_feedback is None
+            else {
+                "plan_index": last_feedback.plan_index,
+                "step": last_feedback.step,
+                "skill": last_feedback.skill,
+                "tree_status": last_feedback.tree_status,
+            }
+        )
+        return {
+            "task": task,
+            "last_feedback": feedback,
+            "log_tail": [line for line in lines[:before] if not _is_stack_line(line)][-self.LOG_LINES :],
+            "threads": stacks,
+        }
+
+
+def _is_stack_line(line: str) -> bool:
+    """A line of faulthandler's dump (``Thread 0x... (most recent call first):`` and its ``File`` lines)."""
+    text = line.strip()
+    return text.startswith(("Thread 0x", "Current thread 0x", 'File "')) or text == "<no Python frame>"
+
+
+def _one_task(client: Any, task: str, timeout_s: float, probe: HangProbe | None = None) -> Ended:
+    """Run one task to its end; a hung one is probed, then cancelled."""
+    last: list[Any] = []
     try:
-        result = client.run(task, timeout_s=timeout_s)
+        result = client.run(task, timeout_s=timeout_s, on_feedback=last.append)
     except TimeoutError:
+        hang = probe.report(task, last[-1] if last else None) if probe is not None else {"task": task}
         client.cancel()
-        return task, "hung", True, ""
-    return task, result.final_reason, False, result.detail
+        return task, "hung", True, "", hang
+    return task, result.final_reason, False, result.detail, None
 
 
 def _preempted_pair(
-    first: Any, second: Any, task: str, next_task: str, timeout_s: float
-) -> list[tuple[str, str, bool, str]]:
+    first: Any, second: Any, task: str, next_task: str, timeout_s: float, probe: HangProbe | None = None
+) -> list[Ended]:
     """Start ``task``; once a skill of it runs, send ``next_task`` as a new goal (which preempts it)."""
     skill_running = threading.Event()
-    outcome: list[tuple[str, str, bool, str]] = []
+    outcome: list[Ended] = []
+    last: list[Any] = []
 
     def on_feedback(feedback: Any) -> None:
+        last.append(feedback)
         if feedback.skill and feedback.tree_status == "RUNNING":
             skill_running.set()
 
     def run_first() -> None:
         try:
             result = first.run(task, on_feedback=on_feedback, timeout_s=timeout_s)
-            outcome.append((task, result.final_reason, False, result.detail))
+            outcome.append((task, result.final_reason, False, result.detail, None))
         except TimeoutError:
+            hang = probe.report(task, last[-1] if last else None) if probe is not None else {"task": task}
             first.cancel()
-            outcome.append((task, "hung", True, ""))
+            outcome.append((task, "hung", True, "", hang))
 
     worker = threading.Thread(target=run_first, name="soak-preempted", daemon=True)
     worker.start()
@@ -332,10 +415,10 @@ def _preempted_pair(
     while not skill_running.wait(0.01) and worker.is_alive() and time.monotonic() < deadline:
         pass  # a task that ends before any skill runs (refused, nothing to do) is not preempted
     time.sleep(0.05)  # inside the skill: a pick takes ~0.2 s in the lockstep sim
-    second_result = _one_task(second, next_task, timeout_s)
+    second_result = _one_task(second, next_task, timeout_s, probe)
     worker.join(timeout_s)
     if not outcome:
-        outcome.append((task, "hung", True, ""))
+        outcome.append((task, "hung", True, "", {"task": task, "note": "its client thread never returned"}))
     return [outcome[0], second_result]
 
 
@@ -353,7 +436,8 @@ def _print_table(report: SoakReport, figures: dict[str, Any]) -> None:
     ratio = figures["tick_p99_last_ms"] / figures["tick_p99_first_ms"] if figures["tick_p99_first_ms"] else 0.0
     print(
         f"\nsoak: {figures['tasks']} tasks in {report.wall_s:.0f} s, {figures['ended']} ended, {figures['hung']} hung, "
-        f"{figures['lifecycle_cycles']} deactivate/activate cycles ({figures['lifecycle_failed']} failed)"
+        f"{figures['lifecycle_cycles']} deactivate/activate cycles ({figures['lifecycle_failed']} failed), "
+        f"{figures['load']} CPU hogs beside it"
     )
     print(f"  {'':28s} {'first tenth':>12s} {'last tenth':>12s}")
     print(f"  {'executive RSS (MB)':28s} {figures['rss_start_mb']:12.1f} {figures['rss_end_mb']:12.1f}")
@@ -382,6 +466,14 @@ def _print_table(report: SoakReport, figures: dict[str, Any]) -> None:
         and ratio <= TARGET_TICK_RATIO
     )
     print(f"  targets: {'met' if met else 'MISSED'}")
+    for hang in figures["hung_tasks"]:
+        feedback = hang.get("last_feedback") or {}
+        print(
+            f"\n  HUNG task {hang.get('index')}: {hang['task']!r}; last feedback: plan {feedback.get('plan_index')}, "
+            f"step {feedback.get('step')}, skill {feedback.get('skill')!r}, tree {feedback.get('tree_status')}"
+        )
+        print("    executive log, last lines:\n      " + "\n      ".join(hang.get("log_tail", [])))
+        print("    executive threads:\n      " + "\n      ".join(hang.get("threads", [])))
 
 
 def main() -> None:
@@ -399,10 +491,19 @@ def main() -> None:
     parser.add_argument(
         "--cycle-every", type=int, default=50, help="deactivate and activate the executive every N tasks (0: never)"
     )
+    parser.add_argument("--load", type=int, default=0, help="CPU-bound processes beside the soak (default 0)")
+    parser.add_argument(
+        "--task-timeout",
+        type=float,
+        default=TASK_TIMEOUT_S,
+        help=f"a task is hung after this (default {TASK_TIMEOUT_S:g} s)",
+    )
     parser.add_argument("--tracemalloc", action="store_true", help="trace the executive's Python allocations")
     parser.add_argument("--verbose", action="store_true", help="show the sim's and the executive's output")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object, last line")
     args = parser.parse_args()
+    if args.load < 0:
+        parser.error(f"--load: {args.load} is not a count (0 or more)")
     if args.tasks < 10:
         parser.error("--tasks: at least 10 (the figures compare the first and the last tenth)")
 
@@ -425,6 +526,8 @@ def main() -> None:
         tracemalloc=args.tracemalloc,
         echo=sys.stderr if args.verbose else None,
         progress=progress,
+        task_timeout_s=args.task_timeout,
+        load=args.load,
     )
     figures = report.figures()
     _print_table(report, figures)

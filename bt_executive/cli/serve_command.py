@@ -10,14 +10,18 @@ for the process's lifetime (``executive/planner_cache.py``), so a local model
 starts once; when the default profile plans with a local model (``local``, or
 ``auto`` falling back to it), that model is started and its prompt prefix
 loaded on a thread after the ready line (``--no-warm``: when a task first
-needs it).
+needs it). ``kill -USR1 PID`` prints where every thread of the process stands
+(faulthandler, to stderr) and the executive goes on: how a task that seems to
+hang on a robot is looked at without a debugger (the soak does this).
 """
 
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import logging
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -77,6 +81,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from bt_executive.skills.capabilities import RobotCapabilities
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # every thread's stack on demand, the process goes on
     params = load_params(args.params).with_overrides(
         planner=args.planner or None,  # empty (a launch file's default): the parameters file's
         tick_rate_hz=args.tick_rate,

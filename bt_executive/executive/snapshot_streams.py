@@ -91,6 +91,8 @@ class _Stream:
     sent: int = 0
     missed: bool = False
     """A publish came due while nobody subscribed: the next subscriber to match is sent the tree."""
+    sent_this_tick: bool = False
+    """The tree changed during the tick in progress and this stream sent it: ``post_tick`` sends no second one."""
 
 
 class SnapshotStreams:
@@ -246,12 +248,20 @@ class SnapshotStreams:
             self._publish_due(changed=True)
 
     def post_tick(self, tick_started: float, tick_duration_s: float) -> None:
-        """After every tick: its timing for the statistics; periodic streams publish when their period is up."""
+        """After every tick: its timing for the statistics; periodic streams publish when their period is up.
+
+        One message per stream per tick at most, as py_trees_ros sends it: a stream that sent the changed
+        tree during this tick sends nothing more for it (two would race in a keep-last-1 topic, and a
+        watcher would see one or both by chance). Every message of tick ``n`` (from 0) carries
+        ``statistics.count == n``: the ticks completed before it, as py_trees' ``count`` at its post-tick.
+        """
         with self._lock:
-            self._ticks += 1
             self._tick_starts.append(tick_started)
             self._durations.append(tick_duration_s)
             self._publish_due(changed=False)
+            self._ticks += 1
+            for stream in self._streams.values():
+                stream.sent_this_tick = False
 
     def _publish_due(self, *, changed: bool) -> None:
         """Publish to every stream that is due (all of them when ``changed``); the lock is held."""
@@ -261,6 +271,8 @@ class SnapshotStreams:
         built: dict[bool, Any] = {}
         for stream in self._streams.values():
             last = stream.last_published
+            if not changed and stream.sent_this_tick:
+                continue
             if not changed and last is not None and now - last < CLOSE_ENOUGH * stream.parameters.snapshot_period:
                 continue
             if stream.publisher.get_subscription_count() == 0:
@@ -270,6 +282,7 @@ class SnapshotStreams:
             if key not in built:
                 built[key] = self._message(stream.parameters, changed=changed or last is None)
             self._publish(stream, built[key], now)
+            stream.sent_this_tick = changed
 
     def _message(self, parameters: StreamParameters, *, changed: bool) -> Any:
         assert self._latest is not None

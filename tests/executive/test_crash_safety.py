@@ -145,3 +145,22 @@ def test_a_sim_killed_mid_task_ends_it_server_unavailable_and_the_next_task_is_s
             kinds = {a.result.failure_kind for a in failed.attempts if a.result.failure_kind is not None}
             assert "server_unavailable" in kinds, failed.attempts
     assert reasons == ["aborted:server_unavailable", "done"]
+
+
+def test_a_task_that_outlasts_its_bound_is_named_with_its_step_the_executive_log_and_its_thread_stacks(
+    robot: Robot,
+) -> None:
+    # The soak's hang forensics (benchmarks/soak.py HangProbe) on a real executive: a realtime pick takes
+    # seconds, so a 2 s bound makes the task "hung" while its pick runs.
+    from benchmarks.soak import HangProbe, _one_task
+
+    robot.sim()
+    serve = robot.serve()
+    task, reason, hung, _, hang = _one_task(robot.tasks, TASK, 2.0, HangProbe(serve))
+    assert (task, reason, hung) == (TASK, "hung", True)
+    assert hang is not None
+    assert hang["last_feedback"]["skill"] == "tabletop/pick", hang["last_feedback"]
+    assert any(line.lstrip().startswith(("Thread 0x", "Current thread 0x")) for line in hang["threads"]), hang
+    assert any("bt_executive" in line or "rclpy" in line for line in hang["threads"]), hang["threads"]
+    assert hang["log_tail"], hang
+    assert serve.process.poll() is None  # the dump does not stop the executive
