@@ -36,8 +36,6 @@ from bt_executive.skills.world_state import WorldState
 if TYPE_CHECKING:
     from rclpy.qos import QoSProfile
 
-    from bt_executive.trees.task_context import TaskContext
-
 MARKERS_TOPIC = "~/markers"
 HIGHLIGHT_RGBA = (1.0, 0.85, 0.0, 0.45)
 HIGHLIGHT_MARGIN_M = 0.02
@@ -61,19 +59,6 @@ def markers_qos() -> QoSProfile:
         reliability=ReliabilityPolicy.RELIABLE,
         durability=DurabilityPolicy.TRANSIENT_LOCAL,
     )
-
-
-def running_call(context: TaskContext) -> SkillCall | None:
-    """The call of the step that runs now (its latest start with no end after it), or None."""
-    for event in reversed(context.events):
-        if event.kind == "step_end":
-            return None
-        if event.kind == "step_start" and event.plan is not None and event.step is not None:
-            plan = context.plans[event.plan] if event.plan < len(context.plans) else None
-            if plan is not None and 0 < event.step <= len(plan.steps):
-                return plan.steps[event.step - 1]
-            return None
-    return None
 
 
 def named_ids(call: SkillCall | None, world: WorldState | None) -> frozenset[str]:

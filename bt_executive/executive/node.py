@@ -81,7 +81,7 @@ from bt_executive.executive.error_codes import error_code
 from bt_executive.executive.frame_cache import FrameCache
 from bt_executive.executive.interop import Interop
 from bt_executive.executive.lost_runs import mark_lost_runs
-from bt_executive.executive.markers import WorldMarkers, running_call
+from bt_executive.executive.markers import WorldMarkers
 from bt_executive.executive.params import ExecutiveParams
 from bt_executive.executive.run_dir import RunWriter, run_listener
 from bt_executive.executive.run_recorder import RunRecorder
@@ -537,7 +537,7 @@ class ExecutiveNode:
                 active.tree.fail(f"a tick raised {type(err).__name__}: {err}")
             if active.recorder.after_tick() is not None:
                 self._publish(parts, active.recorder)
-            parts.markers.focus(running_call(active.tree.context), parts.world.latest())
+            parts.markers.focus(active.tree.context.running_call(), parts.world.latest())
             if active.tree.final_reason is not None:
                 self._close(active)
             parts.interop.post_tick(tick_started)
@@ -662,6 +662,8 @@ class ExecutiveNode:
                 max_replans=None if parts.params.max_replans < 0 else parts.params.max_replans,
                 listeners=[run_listener(writer), self._log_event],
                 wake=self._wake,
+                planner_timeout_s=parts.params.planner_timeout_s or None,
+                task_timeout_s=parts.params.task_timeout_s or None,
             )
             active = _ActiveTask(tree=tree, goal=goal, recorder=RunRecorder(writer, tree))
             previous = self._active

@@ -31,6 +31,12 @@ class ExecutiveParams(BaseModel):
     capabilities: str = ""
     recovery: str = ""
     max_replans: int = Field(default=2, ge=-1, le=20)
+    planner_timeout_s: float = Field(
+        default=120.0, ge=0.0, description="a planner call with no plan by then ends the task planner_error; 0: none"
+    )
+    task_timeout_s: float = Field(
+        default=900.0, ge=0.0, description="a task still running by then ends aborted:timeout; 0: no bound"
+    )
     run_dir: str = ""
     world_state_topic: str = Field(default="world_state", min_length=1)
     world_state_wait_s: float = Field(default=5.0, ge=0.0, le=120.0)

@@ -19,6 +19,7 @@ hold after its last step (``goal_check``).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 
@@ -63,6 +64,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
         self._grafted = False
         self._failed = False
         self._asked = False
+        self._asked_at = 0.0
 
     # py_trees lifecycle ---------------------------------------------------------------------------
 
@@ -87,6 +89,14 @@ class PlanningNode(py_trees.behaviour.Behaviour):
             self._ask()
             return Status.FAILURE if self._failed else Status.RUNNING
         future = self._future
+        bound = self.context.planner_timeout_s
+        if future is not None and not future.done() and bound is not None and time.monotonic() - self._asked_at > bound:
+            future.cancel()  # a worker thread cannot be stopped; its late answer goes nowhere
+            self._future = None
+            name = type(self.context.planner).__name__
+            return self._fail(
+                FinalReason.PLANNER_ERROR.value, f"timeout: the planner ({name}) gave no plan in {bound:g} s"
+            )
         if future is None or not future.done():
             return Status.RUNNING
         self._future = None
@@ -161,6 +171,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
         self.context.emit("planning", replan=is_replan, attempts=len(attempts), goal_not_met=self.goal_not_met)
         self.feedback_message = "planner thinking"
         task, planner = self.context.task, self.context.planner
+        self._asked_at = time.monotonic()
         self._future = self._executor.submit(planner.plan, task, world or WorldState(), attempts)
         wake = self.context.wake
         if wake is not None:

@@ -87,6 +87,8 @@ class TaskContext:
     policy: RecoveryPolicy
     world: WorldStateSource | None = None
     max_replans: int | None = None
+    planner_timeout_s: float | None = None
+    """A planner call that gives no plan in this long ends the task ``planner_error`` (None: no bound)."""
     attempts: list[AttemptRecord] = field(default_factory=list)
     plans: list[Plan] = field(default_factory=list)
     planner_calls: int = 0
@@ -166,6 +168,18 @@ class TaskContext:
         if self.final_reason is None:
             self.refusal_kind = refusal.kind.value
         self.finish(FinalReason.PLANNER_REFUSED.value, f"{refusal.kind.value}: {refusal.reason}")
+
+    def running_call(self) -> SkillCall | None:
+        """The call of the step that runs now (its latest start with no end after it), or None."""
+        for event in reversed(self.events):
+            if event.kind == "step_end":
+                return None
+            if event.kind == "step_start" and event.plan is not None and event.step is not None:
+                plan = self.plans[event.plan] if event.plan < len(self.plans) else None
+                if plan is not None and 0 < event.step <= len(plan.steps):
+                    return plan.steps[event.step - 1]
+                return None
+        return None
 
     def finish(self, reason: str, detail: str = "") -> None:
         """Set the task's final reason once; later calls keep the first."""

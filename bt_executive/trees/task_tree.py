@@ -82,8 +82,15 @@ class TaskTree:
         plan: Plan | None = None,
         listeners: Iterable[Callable[[TaskEvent], None]] = (),
         wake: Callable[[], None] | None = None,
+        planner_timeout_s: float | None = None,
+        task_timeout_s: float | None = None,
     ) -> None:
-        """``wake`` is called from the planner's worker when a plan is ready (the owner ticks at once)."""
+        """``wake`` is called from the planner's worker when a plan is ready (the owner ticks at once).
+
+        ``planner_timeout_s``: a planner call with no plan by then ends the task ``planner_error``;
+        ``task_timeout_s``: a task still running by then ends ``aborted:timeout``, its goals cancelled
+        (None: no bound). Either names what it waited for in the task's detail.
+        """
         self.context = TaskContext(
             task=task,
             planner=planner,
@@ -95,7 +102,9 @@ class TaskTree:
             listeners=list(listeners),
             world_arrival=world_arrival,
             wake=wake,
+            planner_timeout_s=planner_timeout_s,
         )
+        self._task_timeout_s = task_timeout_s
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planner")
         self._pending: list[tuple[PlanningNode, Plan]] = []
         self.compiler = PlanCompiler(self.context, self._executor, self._request_graft)
@@ -131,6 +140,11 @@ class TaskTree:
         if self.context.final_reason == FinalReason.PREEMPTED.value:
             self.last_visited = []
             return
+        if self._task_timeout_s is not None and time.monotonic() - self.context.started_at > self._task_timeout_s:
+            call = self.context.running_call()
+            doing = f" (running {call.skill}({', '.join(f'{k}={v}' for k, v in call.args.items())}))" if call else ""
+            self.fail(f"timeout: the task ran past its bound of {self._task_timeout_s:g} s{doing}", kind="timeout")
+            return
         self.last_visited = list(self.root.tick())
         self._apply_grafts()
         if self.root.status == Status.SUCCESS:
@@ -151,11 +165,11 @@ class TaskTree:
         self._ended_at = time.monotonic()
         self._executor.shutdown(wait=False, cancel_futures=True)
 
-    def fail(self, detail: str) -> None:
-        """End the task ``aborted:unknown`` at once (a tick raised): halt the tree, cancelling its goals."""
+    def fail(self, detail: str, kind: str = "unknown") -> None:
+        """End the task ``aborted:<kind>`` at once (a tick raised, it ran too long): halt it, cancelling its goals."""
         if self.context.final_reason is not None:
             return
-        self.context.finish(f"{FinalReason.ABORTED.value}:unknown", detail)
+        self.context.finish(f"{FinalReason.ABORTED.value}:{kind}", detail)
         self._pending.clear()
         self._ended_at = time.monotonic()
         self._executor.shutdown(wait=False, cancel_futures=True)
