@@ -16,7 +16,7 @@ import logging
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bt_executive.executive.run_dir import OUTCOME_FILE, TASK_FILE, RunInfo, RunReader, write_outcome
+from bt_executive.executive.run_dir import OUTCOME_FILE, RunInfo, RunReader, is_run, write_outcome
 from bt_executive.executive.run_owner import RunOwner
 from bt_executive.trees.task_context import FinalReason
 from bt_executive.trees.task_tree import TaskOutcome
@@ -38,7 +38,7 @@ def mark_lost_runs(root: Path) -> list[Path]:
         return []
     marker = RunOwner.current()
     lost = []
-    for path in sorted(p for p in root.iterdir() if (p / TASK_FILE).is_file() and not (p / OUTCOME_FILE).exists()):
+    for path in sorted(p for p in root.iterdir() if is_run(p) and not (p / OUTCOME_FILE).exists()):
         try:
             reader = RunReader(path)
             info = reader.info()

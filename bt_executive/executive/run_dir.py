@@ -129,18 +129,21 @@ class RunWriter:
         started = (now or datetime.now(UTC)).astimezone(UTC)
         root.mkdir(parents=True, exist_ok=True)
         base = f"{started:%Y%m%d-%H%M%S}-{slug(task)}"
-        path = root / base
-        for suffix in range(2, 1000):
-            try:
-                path.mkdir()
-                break
-            except FileExistsError:
-                path = root / f"{base}-{suffix}"
-        else:
-            raise FileExistsError(f"{root}: too many runs named {base}")
         info = RunInfo(task=task, started=started, planner=planner, host=_host(), owner=RunOwner.current())
-        _write_json(path / TASK_FILE, info.model_dump(mode="json"))
-        return cls(path, info)
+        # Made aside with its task.json, then renamed into place: a run directory is never seen without
+        # one (an executive killed in between leaves a hidden folder, not a run nobody can mark lost).
+        staging = root / f".{base}.{os.getpid()}.{threading.get_ident()}.new"
+        staging.mkdir()
+        _write_json(staging / TASK_FILE, info.model_dump(mode="json"))
+        for suffix in range(1, 1000):
+            path = root / (base if suffix == 1 else f"{base}-{suffix}")
+            try:
+                staging.rename(path)  # fails on an existing (non-empty) run of the same name
+                return cls(path, info)
+            except OSError:
+                if not path.exists():
+                    raise
+        raise FileExistsError(f"{root}: too many runs named {base}")
 
     @property
     def events_written(self) -> int:
@@ -306,12 +309,17 @@ def list_runs(root: Path | None = None) -> list[RunSummary]:
     if not root.is_dir():
         return []
     summaries = []
-    for path in sorted(p for p in root.iterdir() if (p / TASK_FILE).is_file()):
+    for path in sorted(p for p in root.iterdir() if is_run(p)):
         try:
             summaries.append(RunReader(path).summary())
         except ValueError:  # a damaged run must not hide the others; `runs show` names its problem
             continue
     return summaries
+
+
+def is_run(path: Path) -> bool:
+    """A run directory: it has its task.json, and it is not a hidden one still being made (``RunWriter.create``)."""
+    return not path.name.startswith(".") and (path / TASK_FILE).is_file()
 
 
 def resolve_run(run: str, root: Path | None = None) -> Path:
@@ -325,7 +333,7 @@ def resolve_run(run: str, root: Path | None = None) -> Path:
     for candidate in (Path(run), root / run):
         if (candidate / TASK_FILE).is_file():
             return candidate
-    matches = sorted(p for p in root.glob(f"*{run}*") if (p / TASK_FILE).is_file()) if root.is_dir() else []
+    matches = sorted(p for p in root.glob(f"*{run}*") if is_run(p)) if root.is_dir() else []
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
