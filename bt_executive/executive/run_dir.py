@@ -9,6 +9,8 @@
                         last event before it, so a replay lines the tree up with the event log
       plans.json        the plan history (rewritten on every ``plan`` event)
       outcome.json      the TaskOutcome, written when the task ends
+      frames/           camera frames (JPEG) at the task's moments, each named by a ``frame`` event
+                        in events.jsonl, within a byte budget (run_frames.py)
 
 The runs root is ``$BT_EXECUTIVE_RUNS`` when set, else
 ``$XDG_STATE_HOME/bt_executive/runs`` (``~/.local/state/bt_executive/runs``):
@@ -142,6 +144,10 @@ class RunWriter:
         _write_json(path / TASK_FILE, info.model_dump(mode="json"))
         return cls(path, info)
 
+    def elapsed(self) -> float:
+        """Seconds since the run directory was made: the clock of snapshots (and of frames' ``run_t``)."""
+        return time.monotonic() - self._started
+
     @property
     def events_written(self) -> int:
         """How many events are in the log so far."""
@@ -177,7 +183,7 @@ class RunWriter:
             head = {
                 "index": self._snapshot_count,
                 "event_index": self._event_count - 1,
-                "t": round(time.monotonic() - self._started, 4),
+                "t": round(self.elapsed(), 4),
             }
             # The tree goes in as the text it was published as: a 500-node tree is not encoded twice.
             self._snapshots.write(f'{json.dumps(head, separators=(",", ":"))[:-1]},"tree":{text}}}\n')
