@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bt_executive.executive.frame_cache import FrameCache
-from bt_executive.executive.run_frames import FRAME_EVENT, FrameRecord, FrameStore
+from bt_executive.executive.run_frames import FRAME_EVENT, FrameRecord, FrameStore, is_moment
 from bt_executive.skills.sensor_msgs_conversion import BadImage, image_array
 from bt_executive.trees.task_context import TaskEvent
 
@@ -48,32 +48,12 @@ if TYPE_CHECKING:
     from bt_executive.executive.params import ExecutiveParams
     from bt_executive.executive.run_dir import RunWriter
 
-MOMENTS = frozenset(
-    {
-        "task",
-        "step_start",
-        "step_end",
-        "retry",
-        "recovery",
-        "recovery_end",
-        "plan_refused",
-        "planner_refused",
-        "goal_check",
-        "final",
-    }
-)
-"""Event kinds that get a frame; ``planning`` too when it is a replan."""
 SETTLE_S = 0.3
 """How long a moment waits for a frame newer than itself (the sim renders at 10 Hz of sim time)."""
 QUEUE_LIMIT = 64
 FINISH_WAIT_S = 2.0
 
 _log = logging.getLogger("bt_executive.executive")
-
-
-def is_moment(event: TaskEvent) -> bool:
-    """Whether ``event`` is a moment worth a frame."""
-    return event.kind in MOMENTS or (event.kind == "planning" and event.data.get("replan") is True)
 
 
 @dataclass

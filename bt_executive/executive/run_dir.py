@@ -40,6 +40,7 @@ from typing import IO, Any, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
 
 from bt_executive import __version__
+from bt_executive.executive.run_frames import RunFrames, run_frames
 from bt_executive.executive.run_owner import RunOwner
 from bt_executive.executive.runs_root import default_runs_root
 from bt_executive.llm.plan import Plan
@@ -240,6 +241,10 @@ class RunReader:
     def snapshots(self) -> list[SnapshotRecord]:
         """Every snapshot record, in order."""
         return [_validated(path, SnapshotRecord, line) for path, line in self._lines(SNAPSHOTS_FILE)]
+
+    def frames(self) -> RunFrames:
+        """The camera frames the run kept (``frame`` events whose file is still under frames/)."""
+        return run_frames(self.path, self.events())
 
     def plans(self) -> list[Plan]:
         """The plan history (empty if no plan was made)."""

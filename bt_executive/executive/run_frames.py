@@ -37,7 +37,6 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bt_executive.trees.task_context import TaskEvent
@@ -48,6 +47,26 @@ FRAME_WIDTH = 320
 """Frames wider than this are scaled down to it (aspect kept); narrower ones are kept as they are."""
 MAX_RUN_FRAME_BYTES = 4_000_000
 JPEG_QUALITY = 80
+MOMENTS = frozenset(
+    {
+        "task",
+        "step_start",
+        "step_end",
+        "retry",
+        "recovery",
+        "recovery_end",
+        "plan_refused",
+        "planner_refused",
+        "goal_check",
+        "final",
+    }
+)
+"""Event kinds that get a frame; ``planning`` too when it is a replan."""
+
+
+def is_moment(event: TaskEvent) -> bool:
+    """Whether ``event`` is a moment worth a frame: the task's start, a step's start or end, a failure's handling..."""
+    return event.kind in MOMENTS or (event.kind == "planning" and event.data.get("replan") is True)
 
 
 class FrameRecord(BaseModel):
@@ -75,6 +94,8 @@ def encode_jpeg(
     """A JPEG of an H x W x 3 uint8 frame, at most ``max_width`` wide; with its width and height."""
     if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
         raise ValueError(f"expected an H x W x 3 uint8 frame, got shape {frame.shape} dtype {frame.dtype}")
+    from PIL import Image  # here, not at import: reading a run dir needs no imaging library
+
     image = Image.fromarray(np.ascontiguousarray(frame), "RGB")
     if image.width > max_width:
         height = max(1, round(image.height * max_width / image.width))
