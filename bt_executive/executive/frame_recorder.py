@@ -15,7 +15,7 @@ The tick never waits for a camera or an encoder: the listener only queues
 the moment; one worker per executive (not per task) takes the first frame
 that arrives after it, so a step's end shows the world after the step, or,
 if none arrives within ``settle_s``, the newest before it. Moments of one
-tick share one frame event; a moment whose image is the one already saved
+tick and step share one frame event; a moment whose image is the one already saved
 (the camera showed nothing new) gets a frame event naming the same file.
 When the task ends, ``TaskFrames.finish`` lets the worker take the remaining
 moments' newest frames without waiting, then the run's logs close.
@@ -54,6 +54,11 @@ QUEUE_LIMIT = 64
 FINISH_WAIT_S = 2.0
 
 _log = logging.getLogger("bt_executive.executive")
+
+
+def _same_step(moment: _Moment, first: _Moment) -> bool:
+    """Whether ``moment`` may be told in ``first``'s frame event (which carries one plan and step)."""
+    return moment.task is first.task and (moment.event.plan, moment.event.step) == (first.event.plan, first.event.step)
 
 
 @dataclass
@@ -195,8 +200,8 @@ class FrameRecorder:
             return 1
         oldest = min(arrived for _, arrived in images.values())
         moments = [first]
-        with self._ready:  # the same tick's moments (a failed step_end, its retry, the restart) share the images
-            while self._queue and self._queue[0].task is task and self._queue[0].at < oldest:
+        with self._ready:  # the same step's moments of one tick (a failed step_end, its retry, the restart) share one
+            while self._queue and _same_step(self._queue[0], first) and self._queue[0].at < oldest:
                 moments.append(self._queue.popleft())
         kinds = [m.event.kind for m in moments]
         for camera, (message, _) in images.items():
