@@ -140,7 +140,7 @@ def _plans(reader: RunReader) -> str:
 
 
 def _moments(events: list[TaskEvent], frames: tuple[RunFrame, ...]) -> list[_Moment]:
-    """Each moment with each camera's nearest frame; neighbours that show the same files are merged."""
+    """Each moment with each camera's nearest frame; neighbours that show the same files are merged (not frameless)."""
     cameras = list(dict.fromkeys(f.record.camera for f in frames))
     moments: list[_Moment] = []
     for index, event in enumerate(events):
@@ -152,7 +152,7 @@ def _moments(events: list[TaskEvent], frames: tuple[RunFrame, ...]) -> list[_Mom
             if (of_camera := [f for f in frames if f.record.camera == camera])
         )
         files = [f.record.file for f in nearest]
-        if moments and [f.record.file for f in moments[-1].frames] == files:
+        if files and moments and [f.record.file for f in moments[-1].frames] == files:
             moments[-1].events.append((index, event))
         else:
             moments.append(_Moment(events=[(index, event)], frames=nearest))
