@@ -1,4 +1,4 @@
-"""``bt-executive runs list|show``: what recorded runs there are, and what happened in one.
+"""``bt-executive runs list|show|report``: what recorded runs there are, what happened in one, a page to share.
 
 ::
 
@@ -13,6 +13,11 @@
       step 1 pick(red_cube)     failed missed_grasp: no object between the fingers
       step 1 pick(red_cube)     ok
     final     done
+    frames    10 file(s), 54 kB, cameras front, wrist
+       0.00s  front  task                             frames/0000-front.jpg
+       ...
+
+    $ bt-executive runs report latest -o report.html    # one self-contained page: open it anywhere
 
 A run is named by its directory, a unique part of its name, or ``latest``.
 """
@@ -29,12 +34,11 @@ from bt_executive.executive.runs_root import default_runs_root
 
 if TYPE_CHECKING:  # the run-dir models are imported when a command runs, not for its --help
     from bt_executive.executive.run_dir import RunReader, RunSummary
-    from bt_executive.trees.task_context import TaskEvent
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``runs list`` and ``runs show``."""
-    runs = commands.add_parser("runs", help="recorded task runs: list them, show one")
+    """Register ``runs list``, ``runs show`` and ``runs report``."""
+    runs = commands.add_parser("runs", help="recorded task runs: list them, show one, write a report")
     sub = runs.add_subparsers(dest="runs_command", required=True, metavar="ACTION")
     listing = sub.add_parser("list", help="one line per run: task, final reason, steps, retries, replans, duration")
     _add_root(listing)
@@ -45,6 +49,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _add_root(show)
     show.add_argument("--json", action="store_true", help="info, plans, events and outcome as one JSON object")
     show.set_defaults(func=run_show)
+    report = sub.add_parser(
+        "report", help="one self-contained HTML page: task, plans, outcome, the tree and frames at each moment, events"
+    )
+    report.add_argument("run", help="run directory, a unique part of its name under the root, or 'latest'")
+    _add_root(report)
+    report.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="the HTML file to write")
+    report.set_defaults(func=run_report)
 
 
 def _add_root(parser: argparse.ArgumentParser) -> None:
@@ -108,6 +119,10 @@ def run_show(args: argparse.Namespace) -> int:
                     "plans": [p.model_dump(mode="json") for p in reader.plans()],
                     "events": [e.model_dump(mode="json") for e in reader.events()],
                     "outcome": outcome.model_dump(mode="json") if outcome is not None else None,
+                    "frames": [
+                        {"t": f.t, "plan": f.plan, "step": f.step, **f.record.model_dump(mode="json")}
+                        for f in reader.frames().frames
+                    ],
                 },
                 indent=2,
             )
@@ -118,7 +133,9 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def format_run(reader: RunReader) -> str:
-    """The ``runs show`` text: header, then the event log as a story, then the ending."""
+    """The ``runs show`` text: header, then the event log as a story, then the ending and the frames."""
+    from bt_executive.executive.run_story import event_line
+
     summary = reader.summary()
     info = reader.info()
     lines = [
@@ -129,7 +146,7 @@ def format_run(reader: RunReader) -> str:
         "",
     ]
     for event in reader.events():
-        line = _event_line(event)
+        line = event_line(event)
         if line:
             lines.append(line)
     outcome = reader.outcome()
@@ -146,59 +163,32 @@ def format_run(reader: RunReader) -> str:
     )
     snapshots = len(reader.snapshots())
     lines.append(f"replay    bt-executive view --run {reader.path}   ({snapshots} snapshot(s))")
+    lines.extend(_frame_lines(reader))
     return "\n".join(lines) + "\n"
 
 
-def _event_line(event: TaskEvent) -> str | None:
-    """One line per event worth reading; step_start and recovery_end fold into their neighbours."""
-    data = event.data
-    at = f"{event.t:7.2f}s"
-    match event.kind:
-        case "planning":
-            doing = "replanning" if data.get("replan") else "planning"
-            return f"{at}  {doing} ({data.get('attempts', 0)} attempt(s) so far)"
-        case "plan":
-            labels = [_label(step) for step in data.get("steps") or []]  # type: ignore[union-attr]
-            shown = ", ".join(labels) if labels else "(nothing to do)"
-            notes = f"  -- {data['notes']}" if data.get("notes") else ""
-            return f"{at}  plan #{event.plan} ({data.get('planner') or '?'}): {shown}{notes}"
-        case "plan_refused":
-            problems = "; ".join(str(p) for p in data.get("problems") or [])  # type: ignore[union-attr]
-            return f"{at}  plan #{event.plan} refused: {problems}"
-        case "step_end":
-            result = data.get("result") or {}
-            assert isinstance(result, dict)
-            if result.get("success"):
-                verdict = "ok"
-            else:
-                verdict = f"failed {result.get('failure_kind')}: {result.get('reason', '')}"
-            return f"{at}    step {event.step} {data.get('label', '')}  {verdict}"
-        case "planner_refused":
-            return f"{at}  planner refused ({data.get('refusal')}): {data.get('reason', '')}"
-        case "goal_check":
-            goal = ", ".join(str(g) for g in data.get("goal") or [])  # type: ignore[union-attr]
-            verdict = "holds" if data.get("held") else f"NOT MET: {data.get('unmet', '')}"
-            return f"{at}  goal {goal}: {verdict}"
-        case "step_skipped":
-            return f"{at}    step {event.step} skipped: its effects already hold"
-        case "retry":
-            return f"{at}    retry {data.get('attempt')}/{data.get('of')} after {data.get('failure_kind')}"
-        case "recovery":
-            return f"{at}    recovery {data.get('recovery')} after {data.get('failure_kind')}"
-        case "recovery_end":
-            return f"{at}    recovery {'done' if data.get('success') else 'failed'}"
-        case "final":
-            return f"{at}  final: {data.get('final_reason')}" + (f" ({data['detail']})" if data.get("detail") else "")
-    return None
+def _frame_lines(reader: RunReader) -> list[str]:
+    """``frames`` and one line per frame kept: when, which camera, which moments, which file."""
+    frames = reader.frames()
+    if not frames.frames:
+        dropped = f" ({frames.dropped} dropped)" if frames.dropped else ""
+        return [f"frames    none{dropped}"]
+    cameras = ", ".join(dict.fromkeys(f.record.camera for f in frames.frames))
+    dropped = f", {frames.dropped} dropped to stay within the run's bound" if frames.dropped else ""
+    lines = [f"frames    {frames.files} file(s), {frames.total_bytes / 1000:.0f} kB, cameras {cameras}{dropped}"]
+    for frame in frames.frames:
+        where = " ".join(f"{k} {v}" for k, v in (("plan", frame.plan), ("step", frame.step)) if v is not None)
+        moments = "+".join(frame.record.moments) + (f" ({where})" if where else "")
+        lines.append(f"  {frame.t:7.2f}s  {frame.record.camera:<6} {moments:<40} {frame.record.file}")
+    return lines
 
 
-def _label(step: object) -> str:
-    """``pick(red_cube)``, as the tree names it; a step that is not a valid call shows as it was logged."""
-    from pydantic import ValidationError
+def run_report(args: argparse.Namespace) -> int:
+    """Write one run's self-contained HTML report."""
+    from bt_executive.executive.run_dir import RunReader, resolve_run
+    from bt_executive.executive.run_report import write_report
 
-    from bt_executive.skills.call import SkillCall
-
-    try:
-        return SkillCall.model_validate(step).label()
-    except ValidationError:
-        return str(step)
+    reader = RunReader(resolve_run(args.run, args.root))
+    size = write_report(reader, args.output)
+    print(f"wrote {args.output} ({size / 1000:.0f} kB): open it in any browser, nothing else needed")
+    return 0

@@ -6,6 +6,10 @@
     bt-executive view --topic /robot1/bt_executive/tree
     bt-executive view --run latest                     # replay the newest run (or a path / part of a name)
 
+Live, the page also shows the robot's front camera at 2 Hz (``--camera-topic``;
+by default ``camera/front/image_raw`` in the tree topic's namespace; ``""``: none).
+Replay shows each camera's recorded frame nearest to the snapshot on screen.
+
 Serves on 127.0.0.1 (``--port``, default 8765; 0 picks a free one) until Ctrl-C.
 """
 
@@ -33,6 +37,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     view.add_argument(
         "--topic", default=DEFAULT_VIEW_TOPIC, help=f"live: the executive's tree topic (default {DEFAULT_VIEW_TOPIC})"
     )
+    view.add_argument(
+        "--camera-topic",
+        default=None,
+        metavar="TOPIC",
+        help="live: the front camera shown beside the tree (default: camera/front/image_raw beside the tree "
+        "topic's namespace; '' for none)",
+    )
     view.set_defaults(func=run_view)
 
 
@@ -49,17 +60,29 @@ def run_view(args: argparse.Namespace) -> int:
         with ViewerServer(source, port=args.port) as server:
             print(f"replaying {source.run}\nviewer at {server.url}  (Ctrl-C to stop)", flush=True)
             return _wait()
-    return _serve_live(args.topic, args.port)
+    camera = args.camera_topic if args.camera_topic is not None else default_camera_topic(args.topic)
+    return _serve_live(args.topic, args.port, camera)
 
 
-def _serve_live(topic: str, port: int) -> int:
+def default_camera_topic(tree_topic: str) -> str:
+    """``/robot1/bt_executive/tree`` -> ``/robot1/camera/front/image_raw`` (the sim's and the executive's default)."""
+    namespace = tree_topic.rsplit("/", 2)[0] if tree_topic.count("/") >= 2 else ""
+    return f"{namespace}/camera/front/image_raw"
+
+
+def _serve_live(topic: str, port: int, camera_topic: str) -> int:
     from bt_executive.executive.viewer.live_feed import LiveFeed
+    from bt_executive.executive.viewer.live_frames import LiveFrames
     from bt_executive.executive.viewer.server import LiveSource, ViewerServer
     from bt_executive.executive.viewer.topic_bridge import LiveTopic
 
     feed = LiveFeed()
+    frames = LiveFrames(("front",)) if camera_topic else None
     domain = int(os.environ.get("ROS_DOMAIN_ID", "0") or 0)
-    with ViewerServer(LiveSource(feed, topic), port=port) as server, LiveTopic(feed, topic, domain_id=domain):
+    with (
+        ViewerServer(LiveSource(feed, topic, frames), port=port) as server,
+        LiveTopic(feed, topic, domain_id=domain, frames=frames, camera_topic=camera_topic),
+    ):
         print(f"live from {topic} (ROS domain {domain})\nviewer at {server.url}  (Ctrl-C to stop)", flush=True)
         return _wait()
 

@@ -1,15 +1,19 @@
-"""FrameCache: the newest front-camera frame, for planner profiles whose model takes images (``vision: true``).
+"""FrameCache: the newest frame of one camera topic, for vision planners and for the run record's frames.
 
 It subscribes on first use, not at start: an executive whose planners never
-look at images costs the camera nothing (the sim renders only for
-subscribers). ``frame()`` is the ``FrameSource`` an LLM planner calls while
-it plans on its worker thread; it waits a little for a first frame, then
-raises naming the topic.
+look at images and that records no frames costs the camera nothing (the sim
+renders only for subscribers). ``frame()`` is the ``FrameSource`` an LLM
+planner calls while it plans on its worker thread; it waits a little for a
+first frame, then raises naming the topic. ``newest_after`` is what the run
+record's ``FrameRecorder`` asks: the first frame that arrived after a moment,
+or, if none comes in time, the newest one before it.
 """
 
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -33,9 +37,15 @@ class FrameCache:
         self.wait_s = wait_s
         self.received = 0
         self._lock = threading.Lock()
+        self._newer = threading.Condition(self._lock)
         self._arrived = threading.Event()
         self._message: Any = None
+        self._arrived_at = float("-inf")
         self._subscription: Any = None
+
+    def subscribe(self) -> None:
+        """Subscribe now rather than on first use (the run record wants frames from the first task on)."""
+        self._subscribe()
 
     def _subscribe(self) -> None:
         from sensor_msgs.msg import Image
@@ -49,8 +59,30 @@ class FrameCache:
     def _keep(self, message: Any) -> None:
         with self._lock:
             self._message = message
+            self._arrived_at = time.monotonic()
             self.received += 1
+            self._newer.notify_all()
         self._arrived.set()
+
+    def newest_after(
+        self, moment: float, wait_s: float, hurry: Callable[[], bool] = lambda: False
+    ) -> tuple[Any, float] | None:
+        """The first message that arrives after ``moment`` (monotonic) within ``wait_s``, else the newest one.
+
+        With its arrival time; None if no message ever arrived. ``hurry`` (checked every 20 ms) ends the
+        wait early: the task ended and its last frames must not hold up the tick. The message is the
+        one kept, not a copy: read it, do not change it.
+        """
+        deadline = time.monotonic() + wait_s
+        with self._lock:
+            while self._arrived_at <= moment and not hurry():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._newer.wait(min(left, 0.02))
+            if self._message is None:
+                return None
+            return self._message, self._arrived_at
 
     def destroy(self) -> None:
         """Destroy the subscription, if a planner made one (lifecycle cleanup)."""

@@ -47,7 +47,8 @@ joint-state and joint-trajectory topics (``RosRobot``, one per manifest
 ``vla.robot`` block, made when first needed) and reach their policy in
 process or at a policy server (``vla_endpoint`` overrides every manifest's).
 A ``vision`` planner profile sees the newest frame of ``front_camera_topic``
-(``front_camera``, subscribed on first use).
+(``front_camera``, subscribed on first use). The run directory keeps the
+robot profile's cameras' frames at a task's moments (``frame_recorder.py``).
 
 One task at a time: a new goal preempts the running task (its tree is
 halted, its goals cancelled, it ends ``preempted``); a cancel request does
@@ -79,6 +80,7 @@ from std_msgs.msg import String
 from bt_executive.executive.diagnostics import TaskDiagnostics
 from bt_executive.executive.error_codes import error_code
 from bt_executive.executive.frame_cache import FrameCache
+from bt_executive.executive.frame_recorder import FrameRecorder
 from bt_executive.executive.interop import Interop
 from bt_executive.executive.lost_runs import mark_lost_runs
 from bt_executive.executive.markers import WorldMarkers
@@ -147,6 +149,7 @@ class _Configured:
     tick_now: GuardCondition
     world: WorldStateCache
     front_camera: FrameCache
+    frames: FrameRecorder
     leaf_factory: SkillLeafFactory
     tree_pub: LifecyclePublisher[String]
     markers: WorldMarkers
@@ -369,6 +372,8 @@ class ExecutiveNode:
             made.callback(world.destroy)
             front_camera = FrameCache(node, params.front_camera_topic)
             made.callback(front_camera.destroy)
+            frames = FrameRecorder.for_robot(node, params, front_camera)
+            made.callback(frames.close)
             # One action client per skill action, all made now: the wait set and the DDS endpoints have
             # their final size before the first task, and no task makes (or leaves behind) a client.
             made.callback(destroy_clients, node)
@@ -423,6 +428,7 @@ class ExecutiveNode:
                 tick_now=tick_now,
                 world=world,
                 front_camera=front_camera,
+                frames=frames,
                 leaf_factory=leaf_factory,
                 tree_pub=tree_pub,
                 markers=markers,
@@ -651,6 +657,7 @@ class ExecutiveNode:
             if not self._accepting:
                 return None
             writer = RunWriter.create(parts.runs_root, task, profile)
+            frames = parts.frames.start_task(writer)
             tree = TaskTree(
                 task,
                 planner=planner,
@@ -660,12 +667,12 @@ class ExecutiveNode:
                 world=parts.world.latest,
                 world_arrival=parts.world.arrival,
                 max_replans=None if parts.params.max_replans < 0 else parts.params.max_replans,
-                listeners=[run_listener(writer), self._log_event],
+                listeners=[run_listener(writer), frames.on_event, self._log_event],
                 wake=self._wake,
                 planner_timeout_s=parts.params.planner_timeout_s or None,
                 task_timeout_s=parts.params.task_timeout_s or None,
             )
-            active = _ActiveTask(tree=tree, goal=goal, recorder=RunRecorder(writer, tree))
+            active = _ActiveTask(tree=tree, goal=goal, recorder=RunRecorder(writer, tree, frames))
             previous = self._active
             if previous is not None and not previous.done.is_set():
                 self._cancel_locked(previous, "preempted by a new task")

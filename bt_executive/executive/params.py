@@ -49,6 +49,16 @@ class ExecutiveParams(BaseModel):
         description="policy server (openpi websocket) for every VLA skill; empty: each manifest's own",
     )
     front_camera_topic: str = Field(default="camera/front/image_raw", min_length=1)
+    camera_topic: str = Field(
+        default="camera/{camera}/image_raw",
+        pattern=r"\{camera\}",
+        description="image topic of the robot profile's other cameras ({camera}: its name)",
+    )
+    record_frames: bool = Field(default=True, description="keep the cameras' frames at a task's moments in its run")
+    frames_max_bytes: int = Field(
+        default=4_000_000, ge=50_000, le=1_000_000_000, description="bound on one run's frames (JPEG bytes)"
+    )
+    frame_width: int = Field(default=320, ge=16, le=4096, description="frames wider than this are scaled down")
     default_snapshot_stream: bool = True
     default_snapshot_period: float = Field(default=2.0, ge=0.0, description="inf: publish only on change")
     default_snapshot_blackboard_data: bool = True

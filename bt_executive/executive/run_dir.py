@@ -9,6 +9,8 @@
                         last event before it, so a replay lines the tree up with the event log
       plans.json        the plan history (rewritten on every ``plan`` event)
       outcome.json      the TaskOutcome, written when the task ends
+      frames/           camera frames (JPEG) at the task's moments, each named by a ``frame`` event
+                        in events.jsonl, within a byte budget (run_frames.py)
 
 The runs root is ``$BT_EXECUTIVE_RUNS`` when set, else
 ``$XDG_STATE_HOME/bt_executive/runs`` (``~/.local/state/bt_executive/runs``):
@@ -38,6 +40,7 @@ from typing import IO, Any, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
 
 from bt_executive import __version__
+from bt_executive.executive.run_frames import RunFrames, run_frames
 from bt_executive.executive.run_owner import RunOwner
 from bt_executive.executive.runs_root import default_runs_root
 from bt_executive.llm.plan import Plan
@@ -145,6 +148,10 @@ class RunWriter:
                     raise
         raise FileExistsError(f"{root}: too many runs named {base}")
 
+    def elapsed(self) -> float:
+        """Seconds since the run directory was made: the clock of snapshots (and of frames' ``run_t``)."""
+        return time.monotonic() - self._started
+
     @property
     def events_written(self) -> int:
         """How many events are in the log so far."""
@@ -180,7 +187,7 @@ class RunWriter:
             head = {
                 "index": self._snapshot_count,
                 "event_index": self._event_count - 1,
-                "t": round(time.monotonic() - self._started, 4),
+                "t": round(self.elapsed(), 4),
             }
             # The tree goes in as the text it was published as: a 500-node tree is not encoded twice.
             self._snapshots.write(f'{json.dumps(head, separators=(",", ":"))[:-1]},"tree":{text}}}\n')
@@ -237,6 +244,10 @@ class RunReader:
     def snapshots(self) -> list[SnapshotRecord]:
         """Every snapshot record, in order."""
         return [_validated(path, SnapshotRecord, line) for path, line in self._lines(SNAPSHOTS_FILE)]
+
+    def frames(self) -> RunFrames:
+        """The camera frames the run kept (``frame`` events whose file is still under frames/)."""
+        return run_frames(self.path, self.events())
 
     def plans(self) -> list[Plan]:
         """The plan history (empty if no plan was made)."""

@@ -4,12 +4,12 @@
 
     writer = RunWriter.create(default_runs_root(), task, planner="stub")
     tree = TaskTree(task, ..., listeners=[run_listener(writer)])   # events from the first one on
-    recorder = RunRecorder(writer, tree)
+    recorder = RunRecorder(writer, tree, frames)         # frames: a TaskFrames whose on_event is a listener
     while tree.final_reason is None:
         tree.tick_once()
         if recorder.after_tick():            # a snapshot only when the tree changed ...
             publish(recorder.live.json())    # ... and the topic sends the very same text
-    recorder.finish()                        # last snapshot, plans, outcome; closes the logs
+    recorder.finish()                        # last snapshot, plans, outcome, last frames; closes the logs
 
 The executive node and the demo both do exactly this; the viewer replays
 what it wrote. ``live`` (a ``LiveSnapshot``) is the task's one snapshot:
@@ -20,18 +20,24 @@ cost of the nodes that changed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bt_executive.executive.run_dir import RunWriter
 from bt_executive.trees.live_snapshot import LiveSnapshot
 from bt_executive.trees.snapshot import Snapshot
 from bt_executive.trees.task_tree import TaskTree
 
+if TYPE_CHECKING:  # frames come with rclpy (the executive's camera caches); a recorder without them needs none
+    from bt_executive.executive.frame_recorder import TaskFrames
+
 
 class RunRecorder:
     """Snapshots a task's tree into its run directory on change, and writes its ending."""
 
-    def __init__(self, writer: RunWriter, tree: TaskTree) -> None:
+    def __init__(self, writer: RunWriter, tree: TaskTree, frames: TaskFrames | None = None) -> None:
         self.writer = writer
         self.tree = tree
+        self.frames = frames
         self.live = LiveSnapshot(tree)
 
     @property
@@ -48,8 +54,10 @@ class RunRecorder:
         return snapshot
 
     def finish(self) -> None:
-        """The final snapshot (if it changed), the plan history and the outcome; then close the logs."""
+        """The last snapshot (if it changed), the plan history, the outcome and the last frames; then close the logs."""
         self.after_tick()
         self.writer.plans(self.tree.context.plans)
         self.writer.outcome(self.tree.outcome())
+        if self.frames is not None:
+            self.frames.finish()
         self.writer.close()

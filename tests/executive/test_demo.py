@@ -108,3 +108,25 @@ def test_picking_up_the_table_is_refused_before_anything_moves(tmp_path: Path) -
         (),
         True,
     ), output
+
+
+def test_a_demo_run_keeps_frames_at_the_start_each_step_the_missed_grasp_and_the_end(tmp_path: Path) -> None:
+    from bt_executive.executive.run_dir import RunReader, list_runs
+    from bt_executive.executive.run_frames import MAX_RUN_FRAME_BYTES
+
+    code, output, _ = demo(tmp_path, "--faults", str(FAULTS / "first_grasp_misses.yaml"))
+    [run] = list_runs(tmp_path / "runs")
+    reader = RunReader(run.path)
+    frames = reader.frames()
+    seen = {(f.record.camera, moment, f.step) for f in frames.frames for moment in f.record.moments}
+    ends = [e for e in reader.events() if e.kind == "step_end"]
+    missed = next(e for e in ends if e.data["result"]["failure_kind"] == "missed_grasp")  # type: ignore[index, call-overload]
+    missed_frame = next(f for f in frames.frames if f.t == missed.t and "step_end" in f.record.moments)
+    on_disk = sum(p.stat().st_size for p in (run.path / "frames").iterdir())
+    assert code == 0, output
+    for camera in ("front", "wrist"):
+        assert {(camera, "task", None), (camera, "goal_check", None), (camera, "final", None)} <= seen
+        assert {(camera, kind, e.step) for e in ends for kind in ("step_start", "step_end")} <= seen
+    assert "retry" in missed_frame.record.moments  # the failure's frame is the retry's
+    assert (on_disk, frames.dropped) == (frames.total_bytes, 0)
+    assert 0 < on_disk <= MAX_RUN_FRAME_BYTES

@@ -30,6 +30,7 @@ from bt_executive.executive.node import ExecutiveNode, robot_registry
 from bt_executive.executive.params import ExecutiveParams
 from bt_executive.executive.run_dir import RunReader, list_runs
 from bt_executive.llm.plan import Plan
+from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.manifest import SkillKind
 from bt_executive.testing import Outcome, RosHarness
 from bt_executive.testing.lifecycle_client import Graph, LifecycleClient, beyond_base, wait_for_graph
@@ -146,9 +147,11 @@ HOLD_SAMPLES = 5
 
 
 def configured_endpoints(namespace: str) -> Graph:
-    """What configure makes, named: the ExecuteTask server, the topics, one action client per skill."""
+    """What configure makes, named: the ExecuteTask server, the topics, one action client per skill, the cameras."""
     fqn = f"{namespace}/bt_executive"
-    registry, _excluded = robot_registry(ExecutiveParams())
+    params = ExecutiveParams()
+    registry, _excluded = robot_registry(params)
+    cameras = RobotCapabilities.from_yaml(params.capabilities_path()).cameras  # the run record's frames
     actions = [f"{namespace}/{m.ros.action_name}" for m in registry if m.kind is SkillKind.ROS_ACTION and m.ros]
     action_services = ("send_goal", "cancel_goal", "get_result")
     action_topics = ("feedback", "status")
@@ -158,7 +161,9 @@ def configured_endpoints(namespace: str) -> Graph:
             + [f"{fqn}/execute_task/_action/{t}" for t in action_topics]
         ),
         "subscriptions": frozenset(
-            [f"{namespace}/world_state"] + [f"{a}/_action/{t}" for a in actions for t in action_topics]
+            [f"{namespace}/world_state"]
+            + [f"{a}/_action/{t}" for a in actions for t in action_topics]
+            + [f"{namespace}/{params.camera_topic.format(camera=c)}" for c in cameras]
         ),
         "services": frozenset(
             [f"{fqn}/execute_task/_action/{s}" for s in action_services]

@@ -50,3 +50,24 @@ def test_runs_show_of_an_unknown_run_is_a_clean_error(tmp_path: Path, capsys: py
 def test_runs_list_of_an_empty_root_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["runs", "list", "--root", str(tmp_path)]) == 0
     assert capsys.readouterr().out.startswith("no runs under")
+
+
+def test_runs_show_of_a_run_without_cameras_says_it_kept_no_frames(
+    recorded_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["runs", "show", str(recorded_run)])
+    assert capsys.readouterr().out.rstrip().endswith("frames    none")
+
+
+def test_runs_report_of_a_run_without_frames_still_tells_plans_trees_and_events(
+    recorded_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "report.html"
+    assert main(["runs", "report", str(recorded_run), "-o", str(report)]) == 0
+    page = report.read_text()
+    assert (page.count('<section class="moment"') > 3, "pick(green_cube)" in page, "src=" in page) == (
+        True,
+        True,
+        False,
+    )
+    assert "failed missed_grasp: scripted_missed_grasp" in page

@@ -5,8 +5,10 @@
 ``/static/<file>``     the page's own script and style
 ``/assets/<path>``     py_trees_js and its dependencies, from the rcc module
 ``/api/mode``          ``{"mode": "live"|"replay", ...}``
-``/api/run``           replay: info, summary, events, snapshots of the run
+``/api/run``           replay: info, summary, events, snapshots and frames of the run
+``/api/frames/<name>`` replay: one of the run's frames (``frames/NNNN-camera.jpg``)
 ``/api/stream``        live: server-sent events, one ``snapshot`` per change
+``/api/live/<camera>`` live: the camera's newest frame (JPEG, re-encoded at most at 2 Hz)
 =====================  =======================================================
 
 It binds to loopback only: the viewer shows a robot's task and has no
@@ -29,8 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from bt_executive.executive.run_dir import RunReader
+from bt_executive.executive.run_frames import FRAMES_DIR
 from bt_executive.executive.viewer.assets import py_trees_js_assets
 from bt_executive.executive.viewer.live_feed import LiveFeed
+from bt_executive.executive.viewer.live_frames import LiveFrames
 
 HOST = "127.0.0.1"
 KEEPALIVE_S = 10.0
@@ -50,6 +54,8 @@ class LiveSource:
 
     feed: LiveFeed
     label: str = "live"
+    frames: LiveFrames | None = None
+    """The cameras' newest frames, if the viewer subscribes to a camera (``view --camera-topic``)."""
 
 
 class ViewerServer:
@@ -107,7 +113,8 @@ class ViewerServer:
         """``/api/mode``."""
         if isinstance(self.source, ReplaySource):
             return {"mode": "replay", "run": str(self.source.run)}
-        return {"mode": "live", "source": self.source.label}
+        cameras = list(self.source.frames.cameras) if self.source.frames is not None else []
+        return {"mode": "live", "source": self.source.label, "cameras": cameras}
 
     def run_data(self) -> dict[str, Any]:
         """``/api/run``: the whole recorded run (snapshots are small; a long task has a few hundred)."""
@@ -121,7 +128,18 @@ class ViewerServer:
             "events": [e.model_dump(mode="json") for e in reader.events()],
             "snapshots": [s.model_dump(mode="json") for s in reader.snapshots()],
             "outcome": outcome.model_dump(mode="json") if outcome is not None else None,
+            "frames": [
+                {"t": f.t, "plan": f.plan, "step": f.step, "url": f"/api/{f.record.file}", **f.record.model_dump()}
+                for f in reader.frames().frames
+            ],
         }
+
+    def run_frame(self, name: str) -> bytes | None:
+        """``/api/frames/<name>``: a frame file of the replayed run, or None (a name outside frames/ included)."""
+        if not isinstance(self.source, ReplaySource) or "/" in name or not name.endswith(".jpg"):
+            return None
+        path = self.source.run / FRAMES_DIR / name
+        return path.read_bytes() if path.is_file() else None
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -156,6 +174,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(self.viewer.mode())
             elif path == "/api/run":
                 self._json(self.viewer.run_data())
+            elif path.startswith(f"/api/{FRAMES_DIR}/"):
+                self._frame(self.viewer.run_frame(path.removeprefix(f"/api/{FRAMES_DIR}/")))
+            elif path.startswith("/api/live/"):
+                self._live_frame(path.removeprefix("/api/live/"))
             elif path == "/api/stream":
                 self._stream()
             else:
@@ -184,11 +206,27 @@ class _Handler(BaseHTTPRequestHandler):
         kind = "text/css" if name.endswith(".css") else "text/javascript"
         self._send(HTTPStatus.OK, body, kind, cache=True)
 
+    def _frame(self, body: bytes | None, stamp: float | None = None) -> None:
+        if body is None:
+            self._send(HTTPStatus.NOT_FOUND, b"no such frame\n", "text/plain")
+            return
+        self._send(HTTPStatus.OK, body, "image/jpeg", headers={"X-Frame-Stamp": str(stamp)} if stamp else None)
+
+    def _live_frame(self, camera: str) -> None:
+        source = self.viewer.source
+        frames = source.frames if isinstance(source, LiveSource) else None
+        jpeg = frames.jpeg(camera) if frames is not None else None
+        self._frame(jpeg.data if jpeg else None, jpeg.stamp if jpeg else None)
+
     def _json(self, data: Any) -> None:
         self._send(HTTPStatus.OK, json.dumps(data).encode(), "application/json")
 
-    def _send(self, status: HTTPStatus, body: bytes, kind: str, *, cache: bool = False) -> None:
+    def _send(
+        self, status: HTTPStatus, body: bytes, kind: str, *, cache: bool = False, headers: dict[str, str] | None = None
+    ) -> None:
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "max-age=3600" if cache else "no-store")

@@ -1,8 +1,10 @@
-"""TopicBridge: the executive's tree topic, fed into a LiveFeed.
+"""TopicBridge: the executive's tree topic, fed into a LiveFeed; CameraBridge: a camera topic into LiveFrames.
 
 One subscription (``std_msgs/String``, ``tree_topic.tree_qos()``) on a node
 the caller owns and spins; every message is checked to be a snapshot before
 it reaches a browser, and a bad one is counted and logged, not forwarded.
+A camera's ``sensor_msgs/Image`` messages only replace the newest frame
+(nothing is encoded until a browser asks, ``live_frames.py``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from bt_executive.executive.tree_topic import decode_snapshot, tree_qos
 from bt_executive.executive.viewer.live_feed import LiveFeed
+from bt_executive.executive.viewer.live_frames import LiveFrames
 
 if TYPE_CHECKING:
     from rclpy.node import Node
@@ -39,6 +42,32 @@ class TopicBridge:
         self.feed.publish(message.data)
 
 
+class CameraBridge:
+    """Subscribes ``node`` to one camera topic and keeps its newest frame in ``frames`` as ``camera``."""
+
+    def __init__(self, node: Node, frames: LiveFrames, camera: str, topic: str) -> None:
+        from rclpy.qos import qos_profile_sensor_data
+        from sensor_msgs.msg import Image
+
+        self.node = node
+        self.frames = frames
+        self.camera = camera
+        self.topic = topic
+        self.rejected = 0
+        self.subscription = node.create_subscription(Image, topic, self._on_message, qos_profile_sensor_data)
+
+    def _on_message(self, message: Any) -> None:
+        from bt_executive.skills.sensor_msgs_conversion import BadImage, image_array
+
+        try:
+            frame = image_array(message)
+        except BadImage as err:
+            self.rejected += 1
+            self.node.get_logger().warning(f"{self.topic}: {err}", throttle_duration_sec=10.0)
+            return
+        self.frames.put(self.camera, frame, message.header.stamp.sec + message.header.stamp.nanosec * 1e-9)
+
+
 class LiveTopic:
     """A ROS context, node and executor thread of the viewer's own, feeding ``feed`` from ``topic``.
 
@@ -47,7 +76,16 @@ class LiveTopic:
     then shut down and destroy the context.
     """
 
-    def __init__(self, feed: LiveFeed, topic: str, *, domain_id: int = 0) -> None:
+    def __init__(
+        self,
+        feed: LiveFeed,
+        topic: str,
+        *,
+        domain_id: int = 0,
+        frames: LiveFrames | None = None,
+        camera_topic: str = "",
+    ) -> None:
+        """``frames`` and ``camera_topic``: also keep the front camera's newest frame (``view``'s live frame)."""
         import rclpy
         from rclpy.executors import MultiThreadedExecutor
         from rclpy.signals import SignalHandlerOptions
@@ -58,6 +96,7 @@ class LiveTopic:
         rclpy.init(context=self.context, domain_id=domain_id, signal_handler_options=SignalHandlerOptions.NO)
         self.node = rclpy.create_node("bt_executive_viewer", context=self.context)
         self.bridge = TopicBridge(self.node, feed, topic)
+        self.camera = CameraBridge(self.node, frames, "front", camera_topic) if frames and camera_topic else None
         self.executor = MultiThreadedExecutor(num_threads=2, context=self.context)
         self.executor.add_node(self.node)
         self._stop: Future[None] = Future()

@@ -1,13 +1,34 @@
 // bt_executive viewer: renders tree snapshots (py_trees_js format) live or from a recorded run.
 //
-// Live: snapshots arrive as server-sent events from /api/stream. Replay: /api/run gives the run's
-// snapshots and events; the slider picks a snapshot and the event log is lined up with it
-// (each snapshot records the index of the last event before it).
+// Live: snapshots arrive as server-sent events from /api/stream, and the front camera's newest frame
+// is fetched from /api/live/<camera> at most twice a second. Replay: /api/run gives the run's
+// snapshots, events and frames; the slider picks a snapshot, the event log is lined up with it
+// (each snapshot records the index of the last event before it) and each camera shows the frame
+// nearest to it in time (frames' run_t and snapshots' t are the same clock).
 //
 // py_trees_js's handlers refer to the globals canvas_graph and canvas_paper: keep those names.
 var canvas_graph = py_trees.canvas.create_graph()
 var canvas_paper = py_trees.canvas.create_paper({graph: canvas_graph})
 var viewer = {mode: null, run: null, index: -1, rendered: 0, playing: null, last_tree: null}
+var LIVE_FRAME_PERIOD_MS = 500  // 2 Hz
+
+// Node names are elided to fit their box: the full name is the box's title (and the SVG node's <title>),
+// so hovering shows it. Patched before the first node view exists.
+var py_trees_update_box = joint.shapes.trees.NodeView.prototype.updateBox
+joint.shapes.trees.NodeView.prototype.updateBox = function() {
+  py_trees_update_box.apply(this, arguments)
+  var name = this.model.get('name') || ''
+  if (this.$name && this.$name[0] && this.$name[0].getAttribute('title') !== name) {
+    this.$name[0].setAttribute('title', name)
+    this.$box[0].setAttribute('title', name)
+    var svg_title = this.el.querySelector('title')
+    if (!svg_title) {
+      svg_title = document.createElementNS('http://www.w3.org/2000/svg', 'title')
+      this.el.insertBefore(svg_title, this.el.firstChild)
+    }
+    svg_title.textContent = name
+  }
+}
 
 $(window).resize(function() { py_trees.canvas.on_window_resize(canvas_paper) })
 
@@ -86,6 +107,62 @@ function event_text(e) {
   return e.t.toFixed(2) + 's ' + e.kind + where + extra
 }
 
+// frames ------------------------------------------------------------------------------------------
+
+// One <figure> per camera in the side column: an image and a caption (camera, time, moment).
+function frame_figure(camera) {
+  var list = document.getElementById('frame-list')
+  var figure = list.querySelector('figure[data-camera="' + camera + '"]')
+  if (figure) return figure
+  figure = document.createElement('figure')
+  figure.setAttribute('data-camera', camera)
+  var image = document.createElement('img')
+  image.alt = camera + ' camera'
+  figure.appendChild(image)
+  figure.appendChild(document.createElement('figcaption'))
+  list.appendChild(figure)
+  document.getElementById('frames').className = ''
+  return figure
+}
+
+function show_frame(camera, url, caption, file) {
+  var figure = frame_figure(camera)
+  var image = figure.querySelector('img')
+  if (image.getAttribute('src') != url) image.setAttribute('src', url)
+  figure.setAttribute('data-file', file || '')
+  figure.querySelector('figcaption').textContent = caption
+}
+
+// Each camera's frame nearest in time to snapshot `record` (on the run's clock).
+function show_frames_at(record) {
+  var nearest = {}
+  viewer.run.frames.forEach(function(f) {
+    var best = nearest[f.camera]
+    if (!best || Math.abs(f.run_t - record.t) < Math.abs(best.run_t - record.t)) nearest[f.camera] = f
+  })
+  Object.keys(nearest).forEach(function(camera) {
+    var f = nearest[camera]
+    var where = (f.plan !== null ? ' plan ' + f.plan : '') + (f.step !== null ? ' step ' + f.step : '')
+    show_frame(camera, f.url, camera + ' · t=' + f.t.toFixed(2) + 's · ' + f.moments.join('+') + where, f.file)
+  })
+  document.body.setAttribute('data-frame-t', String(record.t))
+}
+
+function poll_live_frames(cameras) {
+  var shown = 0
+  setInterval(function() {
+    cameras.forEach(function(camera) {
+      var probe = new Image()
+      var url = '/api/live/' + camera + '?n=' + (shown++)
+      probe.onload = function() {
+        show_frame(camera, url, camera + ' · live · ' + new Date().toLocaleTimeString(), '')
+        document.body.setAttribute('data-live-frames', String(shown))
+      }
+      probe.src = url
+    })
+  }, LIVE_FRAME_PERIOD_MS)
+}
+
 // replay ------------------------------------------------------------------------------------------
 
 function show_snapshot(index) {
@@ -95,13 +172,18 @@ function show_snapshot(index) {
   viewer.index = index
   var record = snapshots[index]
   render_tree(record.tree)
+  show_frames_at(record)
   if (index == snapshots.length - 1) show_outcome(viewer.run.outcome)
   document.getElementById('slider').value = index
   var events = document.getElementById('events')
+  var logged = viewer.run.events
+  var now_index = record.event_index  // the last event before the snapshot that is not a frame (frames are not listed)
+  while (now_index >= 0 && logged[now_index] && logged[now_index].kind == 'frame') now_index -= 1
   Array.prototype.forEach.call(events.children, function(item, i) {
-    item.className = i == record.event_index ? 'now' : (i > record.event_index ? 'later' : '')
+    var base = logged[i] && logged[i].kind == 'frame' ? 'frame-event ' : ''
+    item.className = base + (i == now_index ? 'now' : (i > record.event_index ? 'later' : ''))
   })
-  var now = events.children[record.event_index]
+  var now = events.children[now_index]
   if (now && now.scrollIntoView) now.scrollIntoView({block: 'nearest'})
   text('position', 'snapshot ' + (index + 1) + '/' + snapshots.length + '  t=' + record.t.toFixed(2) + 's' +
        (record.event_index >= 0 ? '  event ' + record.event_index : ''))
@@ -133,8 +215,10 @@ function start_replay(run) {
   text('mode', 'Replay: ' + run.summary.run)
   text('task', 'Task: ' + run.info.task)
   var events = document.getElementById('events')
+  run.frames = run.frames || []
   run.events.forEach(function(e) {
     var item = document.createElement('li')
+    if (e.kind == 'frame') item.className = 'frame-event'  // kept, so that event indices line up; not shown
     item.textContent = event_text(e)
     events.appendChild(item)
   })
@@ -156,6 +240,7 @@ function start_replay(run) {
 function start_live(mode) {
   text('mode', 'Live: ' + mode.source)
   document.getElementById('controls').className = 'panel hidden'
+  if (mode.cameras && mode.cameras.length) poll_live_frames(mode.cameras)
   var source = new EventSource('/api/stream')
   source.addEventListener('snapshot', function(message) {
     var tree = JSON.parse(message.data)
