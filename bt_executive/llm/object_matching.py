@@ -181,7 +181,7 @@ def match_objects(
     table = synonyms()
     # A word some object here has is its own meaning: "counter" is the counter, where there is one, not a table.
     own = {w for o in pool for w in object_words(o, container=False)}
-    wanted = {w if w in own else table.get(w, w) for w in words} - ignored_words()
+    wanted = {_own_word(w, own, table) for w in words} - ignored_words()
     if wanted:
         # An object's own words first: "the bowl" is the bowl, not also the cube inside it (nor, when
         # the bowl is ruled out, the cube inside it instead).
@@ -206,6 +206,20 @@ def match_objects(
     if related is not None:
         return ObjectMatch(phrase=phrase, ids=related, rule="relation")
     return ObjectMatch(phrase=phrase, ids=())
+
+
+def _own_word(word: str, own: Collection[str], table: dict[str, str]) -> str:
+    """A word as the objects here say it: their own word, a synonym's canonical word, or the singular of a
+    plural that names one of them ("the lights" for a light switch, "all the gauges")."""
+    if word in own:
+        return word
+    if word in table:
+        return table[word]
+    for ending in ("es", "s"):
+        stem = word[: -len(ending)]
+        if word.endswith(ending) and len(stem) > 2 and (stem in own or stem in table):
+            return table.get(stem, stem) if stem not in own else stem
+    return word
 
 
 SIZE_MARGIN = 1.25

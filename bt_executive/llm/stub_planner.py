@@ -59,6 +59,7 @@ from bt_executive.llm.grammar_planner.skill_choice import (
     names_category,
     referent_param,
     region_named,
+    regions_listed,
 )
 from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words
 from bt_executive.llm.language.quantities import UnitMismatch
@@ -92,6 +93,10 @@ PARKING_SURFACE = "table"
 """Where a held object is put down when the next step needs an empty gripper."""
 
 _MOVES_HELD = frozenset({IntentAction.PUT, IntentAction.POUR, IntentAction.STACK})
+_ACTS = frozenset(
+    {IntentAction.PUSH, IntentAction.POUR, IntentAction.TAP, IntentAction.OPEN, IntentAction.CLOSE, IntentAction.ACT}
+)
+"""The intents whose skill is chosen from the manifests by verb and referent (``_PlanBuilder.act``)."""
 _OR = re.compile(r"\s+or\s+")
 _INDEFINITE = re.compile(r"^(?:a|an|any|some|either|one)\b")
 """Phrases that ask for any one of their matches ("a cube", "any block", "one of the cubes")."""
@@ -202,6 +207,9 @@ class _PlanBuilder:
         self.notes: list[str] = []
         self.last_object: str | None = None
         self.last_target: str | None = None
+        self.last_region: str | None = None
+        """The region the last clause acted on, while no object came after it: what 'it' in "go to the
+        living room and vacuum it" is."""
         self.antecedent: str | None = None
         """The object the last object phrase named: what 'the green one' takes its kind from."""
         self.goal: list[Predicate] = []
@@ -466,9 +474,17 @@ class _PlanBuilder:
         return len(match_objects(phrases[0], self.world, exclude=self.history.excluded).ids) == 1
 
     def each_object(self, intent: Intent) -> list[Intent]:
-        """One intent per object a list or a quantifier names ("all the cubes": in id order)."""
+        """One intent per object a list or a quantifier names ("all the cubes": in id order); a list of
+        regions is one intent when a skill takes a list of places ("patrol A and B"), else one per region."""
         if intent.object is None:
             return [intent]
+        regions = regions_listed(intent.object, self.world) if intent.action in _ACTS else None
+        if regions:
+            listed = Referent(regions[0], region=True, more=tuple(regions[1:]))
+            if any(fit(m, listed, self.world) for m in self.skills_for(intent)):
+                return [intent]
+            self.notes.append(f"{intent.object!r} -> {', '.join(regions)}")
+            return [intent.model_copy(update={"object": r}) for r in regions]
         phrases, quantified = expand_phrase(intent.object)
         if not quantified and len(phrases) == 1 and intent.excluding is None:
             if intent.tower:
@@ -696,12 +712,19 @@ class _PlanBuilder:
             self.free_gripper(None, intent)
             self.emit(*moving, intent.clause)
 
+    def actions(self, intent: Intent) -> frozenset[ActionVerb]:
+        """The closed actions a clause's verb asks for (its form's, or its verb phrase's)."""
+        if intent.action is IntentAction.ACT:
+            return actions_of(intent.verb or "")
+        return frozenset(load_lexicon().intent_actions.get(intent.action.value, ()))
+
+    def skills_for(self, intent: Intent) -> list[SkillManifest]:
+        """The skills a clause's verb asks for, by the manifests."""
+        return candidates(self.registry, intent.verb, self.actions(intent))
+
     def act(self, intent: Intent) -> None:
         """A clause served by one skill chosen from the manifests (open, push, wipe, go to, read ...)."""
-        if intent.action is IntentAction.ACT:
-            actions = actions_of(intent.verb or "")
-        else:
-            actions = frozenset(load_lexicon().intent_actions.get(intent.action.value, ()))
+        actions = self.actions(intent)
         doing = intent.verb or intent.action.value
         skills = candidates(self.registry, intent.verb, actions)
         if not skills:
@@ -716,6 +739,7 @@ class _PlanBuilder:
         skill = chosen.manifest.id
         if referent is not None and not referent.region:
             self.last_object = referent.id
+        self.last_region = referent.id if referent is not None and referent.region and not referent.more else None
         wanted = [bind(text, args) for text in goal_effects(chosen.manifest.effects, args)]
         self.goal.extend(wanted)
         if self.already_done(skill, args):
@@ -733,13 +757,25 @@ class _PlanBuilder:
         if intent.object is None:
             if intent.bare:
                 return None  # "undock", "wait 10 seconds": nothing named
+            if self.last_region is not None:  # "go to the living room and vacuum it"
+                place = Referent(self.last_region, region=True)
+                if any(fit(m, place, self.world) for m in skills):
+                    return place
             return Referent(self.resolve(None, intent, among=fitting))  # "put the cube in the drawer and shut it"
+        regions = regions_listed(intent.object, self.world)
+        if regions:  # a list of places for one skill that takes them all (each_object split the others)
+            return Referent(regions[0], region=True, more=tuple(regions[1:]))
         region = region_named(intent.object, self.world)
         if region is not None and any(fit(m, Referent(region, region=True), self.world) for m in skills):
             return Referent(region, region=True)
         try:
             return Referent(self.resolve(intent.object, intent, among=fitting))
         except UnknownObject:
+            # "go to the corridor": the one region whose name holds the words, where no object does
+            region = region_named(intent.object, self.world, partly=True)
+            if region is not None and any(fit(m, Referent(region, region=True), self.world) for m in skills):
+                self.notes.append(f"{intent.object!r} -> {region} (the one place so named)")
+                return Referent(region, region=True)
             # Named, but no skill fits it: resolve it among everything, so the refusal says why.
             return Referent(self.resolve(intent.object, intent))
 
@@ -802,7 +838,8 @@ class _PlanBuilder:
         manifest = chosen.manifest
         args: dict[str, JsonValue] = {}
         if chosen.param is not None and referent is not None:
-            args[chosen.param] = referent.id
+            listed = manifest.parameter_schema(chosen.param).get("type") == "array"
+            args[chosen.param] = list(referent.ids()) if listed else referent.id
         required = set((manifest.parameters or {}).get("required", ()))
         took_target = took_direction = False
         for param, role in manifest.roles().items():

@@ -296,6 +296,27 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
 
 
 def _parse_clause(clause: str, skill_phrases: Collection[str]) -> Intent | None:
+    """A clause with no amount in it, rephrased where the lexicon says how ("what does the gauge say" as
+    "read the gauge"), its particle read first ("take the rubbish out" as "take out the rubbish")."""
+    reading = rephrased(clause, skill_phrases)
+    if reading is not None and (intent := _parse_plain(reading, skill_phrases)) is not None:
+        return intent
+    return _parse_plain(clause, skill_phrases)
+
+
+def rephrased(clause: str, skill_phrases: Collection[str] = ()) -> str | None:
+    """The request a clause means by the lexicon's first rephrasing that matches it and yields a request
+    starting with a verb the lexicon or a manifest knows; None when none does."""
+    lexicon = load_lexicon()
+    leads = lexicon.verb_words() | {p.split()[0] for p in skill_phrases}
+    for rephrasing in lexicon.rephrasings:
+        reading = rephrasing.read(clause)
+        if reading and reading != clause and reading.split()[0] in leads:
+            return reading
+    return None
+
+
+def _parse_plain(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     """A clause with no amount in it, its particle read first ("take the rubbish out" as "take out the
     rubbish"); the intent keeps the clause as written."""
     reading = _particle_first(clause, skill_phrases)
@@ -310,8 +331,9 @@ def _parse_reading(clause: str, skill_phrases: Collection[str]) -> Intent | None
         return Intent(action=IntentAction.HOME, clause=clause)
     going = re.match(r"^(?:go|come)\s+(?:and\s+)?(?P<rest>(?P<verb>\S+).*)$", clause)
     leads = load_lexicon().verb_words() | {p.split()[0] for p in skill_phrases}
-    if going is not None and going.group("verb") in leads - {"go", "come", "to", "home", "with", "along"}:
-        clause = going.group("rest")  # "go push the red block right": the going is not a task
+    own = any(clause == p or clause.startswith(p + " ") for p in skill_phrases if p.split()[0] in ("go", "come"))
+    if not own and going is not None and going.group("verb") in leads - {"go", "come", "to", "home", "with", "along"}:
+        clause = going.group("rest")  # "go push the red block right": the going is not a task ("go get" may be)
     for action, pattern in grammar.particles:  # "pull the drawer open": the particle says what the verb is
         if (particle := pattern.match(clause)) is not None:
             return _intent(action, clause, particle.groupdict())
@@ -363,8 +385,9 @@ def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
         x = rest
     elif rest and verb.split()[-1] in ("to", "into", "at", "for", "over"):
         x = rest  # "go to kitchen": no article after a verb that ends in its preposition
-    elif rest:
-        x = rest if len(rest.split()) <= 3 else ""
+    elif rest:  # "scan shelf a", "patrol corridor b and the boiler room": short names, or a list of them
+        parts = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", rest)
+        x = rest if all(len(part.split()) <= 3 for part in parts) else ""
         if not x:
             return None
     obj, excluding = _except(x or None)
