@@ -82,6 +82,12 @@ class Lexicon(BaseModel):
     filler_suffixes: list[str] = Field(default_factory=list, description="politeness dropped after a clause")
     adverbs: list[str] = Field(default_factory=list, description="manner words dropped wherever they stand")
     home_phrases: list[str] = Field(description="regular expressions for whole clauses that mean go home")
+    amount_frames: dict[Literal["before", "after"], list[str]] = Field(
+        default_factory=dict, description="words that only frame an amount ('at a distance of', 'away'), dropped"
+    )
+    option_nouns: list[str] = Field(
+        default_factory=list, description="words after a choice of a skill's ('max power', 'eco mode'), dropped with it"
+    )
     rephrasings: list[Rephrasing] = Field(
         default_factory=list, description="other ways of saying a request (questions, light verbs), read first"
     )

@@ -48,6 +48,7 @@ from collections.abc import Collection, Iterable, Sequence
 from pydantic import JsonValue
 
 from bt_executive.llm.attempt_history import AttemptHistory, RetryState, call_key
+from bt_executive.llm.grammar_planner.said_arguments import choice_apart, counts_apart, is_choice, surface_apart
 from bt_executive.llm.grammar_planner.skill_choice import (
     Fit,
     Referent,
@@ -62,7 +63,7 @@ from bt_executive.llm.grammar_planner.skill_choice import (
     regions_listed,
 )
 from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words
-from bt_executive.llm.language.quantities import UnitMismatch
+from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch
 from bt_executive.llm.language.quantities import fit as fit_quantity
 from bt_executive.llm.language.typos import correct
 from bt_executive.llm.lexicon import load_lexicon
@@ -72,6 +73,7 @@ from bt_executive.llm.object_matching import (
     expand_phrase,
     ignored_words,
     match_objects,
+    object_words,
     phrase_words,
     resolve_all,
     resolve_object,
@@ -478,6 +480,8 @@ class _PlanBuilder:
         regions is one intent when a skill takes a list of places ("patrol A and B"), else one per region."""
         if intent.object is None:
             return [intent]
+        if intent.action in _ACTS and any(counts_apart(intent.object, m)[1] for m in self.skills_for(intent)):
+            return [intent]  # "scan all 8 levels of the shelf": a count of the skill's, not of objects
         regions = regions_listed(intent.object, self.world) if intent.action in _ACTS else None
         if regions:
             listed = Referent(regions[0], region=True, more=tuple(regions[1:]))
@@ -729,13 +733,25 @@ class _PlanBuilder:
         skills = candidates(self.registry, intent.verb, actions)
         if not skills:
             raise MissingSkill(f"{intent.clause!r}: no skill of this robot can {doing}")
-        intent = self.place_apart(intent, skills)
+        intent = self.said_apart(self.place_apart(intent, skills), skills)
+        counted: dict[str, int] = {}
+        for manifest in skills if intent.object is not None else ():
+            rest, counted = counts_apart(intent.object or "", manifest)
+            if counted:  # "scan 3 levels of the shelf": levels, the parameter the noun names
+                intent = intent.model_copy(update={"object": rest})
+                break
         referent = self.referent(intent, skills)
         chosen = choose(skills, referent, self.world, doing=doing, actions=actions)
         if referent is None:
             referent = self.unnamed_referent(chosen.manifest)
             chosen = Fit(chosen.manifest, referent_param(chosen.manifest, region=False), chosen.score)
         args = self.arguments(chosen, referent, intent)
+        for param, number in counted.items():
+            if param not in chosen.manifest.parameter_names():
+                raise TaskNotUnderstood(intent.clause, intent.clause)
+            amount = Quantity(value=number, unit=COUNT, kind=COUNT, span=(0, 0), text=f"{number} {param}")
+            schema = chosen.manifest.parameter_schema(param)
+            args[param] = int(fit_quantity(amount, {"unit": COUNT, **schema}, param, owner=chosen.manifest.id))
         skill = chosen.manifest.id
         if referent is not None and not referent.region:
             self.last_object = referent.id
@@ -754,6 +770,8 @@ class _PlanBuilder:
         fitting = {o.id for o in self.world.objects if any(fit(m, Referent(o.id), self.world) for m in skills)}
         if intent.object is not None and self.names_a_person(intent.object, skills):
             return None  # "follow me": the skill's person, its default
+        if intent.object is not None and self.implied(intent.object, skills):
+            return None  # "undock from the charger", "hand over the mug" (the one held): the skill's own
         if intent.object is None:
             if intent.bare:
                 return None  # "undock", "wait 10 seconds": nothing named
@@ -818,10 +836,44 @@ class _PlanBuilder:
             )
         raise PlannerRefused(f"{manifest.id} needs its {param}: say which", RefusalKind.AMBIGUOUS, candidates=fitting)
 
+    def implied(self, phrase: str, skills: list[SkillManifest]) -> bool:
+        """Whether a phrase names what skills that take nothing named act on anyway: an object of a category
+        their ``objects`` name ("undock from the charger"), or the held one for a skill that needs one held
+        ("hand over the red mug")."""
+        if any(referent_param(m, region=False) or referent_param(m, region=True) for m in skills):
+            return False
+        phrase = re.sub(r"^(?:from|off of|off|at|to|on|onto|with)\s+", "", phrase)
+        ids = match_objects(phrase, self.world, exclude=self.history.excluded).ids
+        held = self.held()
+        needs_held = any("not gripper_empty" in m.preconditions for m in skills)
+        if held is not None and held in ids and needs_held:
+            self.notes.append(f"{phrase!r} -> {held} (the one held)")
+            return True
+        objects = [o for i in ids if (o := self.world.object(i)) is not None]
+        return len(objects) == 1 and any(names_category(m, objects[0].category) for m in skills)
+
     @staticmethod
     def names_a_person(phrase: str, skills: list[SkillManifest]) -> bool:
         """Whether ``phrase`` is the person the robot serves ("me", "the operator") and a skill takes one."""
         return phrase in load_lexicon().people and any(Role.PERSON in m.roles().values() for m in skills)
+
+    def said_apart(self, intent: Intent, skills: list[SkillManifest]) -> Intent:
+        """The clause's phrases without what they say of the skill rather than the object: a target no skill
+        takes joined back to its object ("read the label on the shelf"), a choice among a parameter's values
+        ("on max power", "with the wrist camera"), the part of a place ("the floor of the living room")."""
+        takes_target = any(
+            role in (Role.DESTINATION, Role.PLACE, Role.PERSON) for m in skills for role in m.roles().values()
+        )
+        if intent.target is not None and is_choice(intent.target, skills):
+            intent = intent.model_copy(update={"target": None})
+        elif intent.target is not None and intent.joined is not None and not takes_target:
+            intent = intent.model_copy(update={"object": intent.joined, "target": None})
+        if intent.object is None:
+            return intent
+        words = {w for o in self.world.objects for w in object_words(o)}
+        words |= {w for name in self.world.regions for w in phrase_words(name)}
+        phrase = surface_apart(choice_apart(intent.object, skills), skills, words)
+        return intent if phrase == intent.object else intent.model_copy(update={"object": phrase})
 
     def place_apart(self, intent: Intent, skills: list[SkillManifest]) -> Intent:
         """ "the red mug from the kitchen": the region is the skill's place, not part of the object."""
