@@ -789,9 +789,15 @@ class _PlanBuilder:
         try:
             return Referent(self.resolve(intent.object, intent, among=fitting))
         except UnknownObject:
-            # "go to the corridor": the one region whose name holds the words, where no object does
+            # "go to the corridor": the one region whose name holds the words, where no object here is named by
+            # them ("go to the pump" names pump_2, never pump_house: a skill that cannot take it refuses)
             region = region_named(intent.object, self.world, partly=True)
-            if region is not None and any(fit(m, Referent(region, region=True), self.world) for m in skills):
+            named = match_objects(intent.object, self.world).ids
+            if (
+                region is not None
+                and not named
+                and any(fit(m, Referent(region, region=True), self.world) for m in skills)
+            ):
                 self.notes.append(f"{intent.object!r} -> {region} (the one place so named)")
                 return Referent(region, region=True)
             # Named, but no skill fits it: resolve it among everything, so the refusal says why.
