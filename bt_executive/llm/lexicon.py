@@ -39,6 +39,35 @@ def _phrases(values: list[str], field: str) -> list[str]:
     return cleaned
 
 
+class Rephrasing(BaseModel):
+    """Another way of saying a request ("what does the gauge say?"), and the request it means ("read {x}")."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    pattern: str = Field(min_length=1, description="a regular expression over the whole normalised clause")
+    means: str = Field(min_length=1, description="the request, with the pattern's named groups in braces")
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as err:
+            raise ValueError(f"rephrasing {value!r} is not a regular expression: {err}") from None
+        return value
+
+    def read(self, clause: str) -> str | None:
+        """The request ``clause`` means by this rephrasing, or None when the pattern does not match it all."""
+        found = re.fullmatch(self.pattern, clause)
+        if found is None:
+            return None
+        groups = {name: (value or "") for name, value in found.groupdict().items()}
+        try:
+            return " ".join(self.means.format(**groups).split())
+        except (KeyError, IndexError):
+            return None
+
+
 class Lexicon(BaseModel):
     """The validated contents of the lexicon file."""
 
@@ -53,6 +82,15 @@ class Lexicon(BaseModel):
     filler_suffixes: list[str] = Field(default_factory=list, description="politeness dropped after a clause")
     adverbs: list[str] = Field(default_factory=list, description="manner words dropped wherever they stand")
     home_phrases: list[str] = Field(description="regular expressions for whole clauses that mean go home")
+    amount_frames: dict[Literal["before", "after"], list[str]] = Field(
+        default_factory=dict, description="words that only frame an amount ('at a distance of', 'away'), dropped"
+    )
+    option_nouns: list[str] = Field(
+        default_factory=list, description="words after a choice of a skill's ('max power', 'eco mode'), dropped with it"
+    )
+    rephrasings: list[Rephrasing] = Field(
+        default_factory=list, description="other ways of saying a request (questions, light verbs), read first"
+    )
     directions: dict[str, list[str]]
     colours: dict[str, list[str]]
     categories: dict[str, list[str]]

@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bt_executive.llm.lexicon import load_lexicon
 from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
+from bt_executive.skills.conditions import DRAWER_OPEN_FRACTION
 from bt_executive.skills.world_state import ObjectState, WorldState
 
 MatchRule = Literal["exact", "substring", "words", "embedding", "position", "relation", "size", "negation", "ordinal"]
@@ -181,7 +182,7 @@ def match_objects(
     table = synonyms()
     # A word some object here has is its own meaning: "counter" is the counter, where there is one, not a table.
     own = {w for o in pool for w in object_words(o, container=False)}
-    wanted = {w if w in own else table.get(w, w) for w in words} - ignored_words()
+    wanted = {_own_word(w, own, table) for w in words} - ignored_words()
     if wanted:
         # An object's own words first: "the bowl" is the bowl, not also the cube inside it (nor, when
         # the bowl is ruled out, the cube inside it instead).
@@ -205,7 +206,36 @@ def match_objects(
     related = _related(phrase, world, exclude=exclude, among=among)
     if related is not None:
         return ObjectMatch(phrase=phrase, ids=related, rule="relation")
+    modified = _modifier_first(phrase)
+    if modified is not None:  # "the gauge on the boiler": the boiler gauge
+        found = match_objects(modified, world, exclude=exclude, among=among)
+        if found.ids:
+            return found
     return ObjectMatch(phrase=phrase, ids=())
+
+
+def _modifier_first(phrase: str) -> str | None:
+    """ "the gauge on the boiler" -> "boiler gauge": the words after the relation first, as a modifier, when
+    the relation named no object it holds; None when the phrase is not "X <relation> Y"."""
+    split = _RELATION.match(" ".join(phrase.lower().split()))
+    if split is None or split.group("rel") not in ("on", "of", "at", "in", "from"):
+        return None
+    words = [w for part in (split.group("y"), split.group("x")) for w in phrase_words(part) if w not in ARTICLES]
+    return " ".join(words) if words else None
+
+
+def _own_word(word: str, own: Collection[str], table: dict[str, str]) -> str:
+    """A word as the objects here say it: their own word, a synonym's canonical word, or the singular of a
+    plural that names one of them ("the lights" for a light switch, "all the gauges")."""
+    if word in own:
+        return word
+    if word in table:
+        return table[word]
+    for ending in ("es", "s"):
+        stem = word[: -len(ending)]
+        if word.endswith(ending) and len(stem) > 2 and (stem in own or stem in table):
+            return table.get(stem, stem) if stem not in own else stem
+    return word
 
 
 SIZE_MARGIN = 1.25
@@ -242,6 +272,13 @@ def _refined(
             ties = [i for i in ranked if abs(_y(world, i) - _y(world, ranked[rank])) < TIE_M]
             return ObjectMatch(phrase=phrase, ids=tuple(sorted(ties)), rule="ordinal")
     words = text.split()
+    state = next((w for w in words if w in _STATES), None)
+    if state is not None and len(words) > 1:  # rule 10: "the open drawer", "the closed one"
+        rest = " ".join(w for w in words if w != state)
+        found = match_objects(rest, world, exclude=exclude, among=among).ids
+        open_wanted = _STATES[state]
+        kept = tuple(i for i in found if i in world.drawers and _is_open(world, i) == open_wanted)
+        return ObjectMatch(phrase=phrase, ids=kept, rule="words")
     size = next((kind for kind, said in lex.sizes.items() for w in words if w in said), None)
     if size is None:
         return None
@@ -259,6 +296,14 @@ def _refined(
     first, second = (_volume(world, i) for i in by_volume[:2])
     clear = first >= SIZE_MARGIN * second if size == "large" else second >= SIZE_MARGIN * first
     return ObjectMatch(phrase=phrase, ids=(by_volume[0],) if clear else tuple(sized), rule="size")
+
+
+_STATES = {"open": True, "opened": True, "closed": False, "shut": False}
+"""State words of an object phrase: an object whose open state the world gives is kept when it agrees."""
+
+
+def _is_open(world: WorldState, object_id: str) -> bool:
+    return world.drawers.get(object_id, 0.0) >= DRAWER_OPEN_FRACTION
 
 
 def _without_part(phrase: str) -> str | None:
@@ -360,13 +405,15 @@ def _related(
     The second part must name exactly one object; the first part is matched by rules 1-5 and kept where
     the relation holds in ``world``.
     """
+    placed = _in_region(phrase, world, exclude=exclude, among=among)
+    if placed is not None:
+        return placed
     parts = _relation_parts(phrase, world, exclude=exclude, among=among)
     if parts is None:
         return None
     rel, where, candidates = parts
     objects = {o.id: o for o in world.objects}
-    if rel in _FROM_RELATIONS and objects[where].category == "table":
-        return candidates or None
+    on_table = rel in _FROM_RELATIONS and objects[where].category == "table"
 
     def holds(obj: ObjectState) -> bool:
         if rel in _IN_RELATIONS:
@@ -376,7 +423,31 @@ def _related(
         return obj.supported_by == where
 
     kept = tuple(i for i in candidates if i != where and holds(objects[i]))
+    if on_table and not kept:  # "from the table": everything stands on it in the end, so it filters nothing
+        return candidates or None
     return kept or None
+
+
+def _in_region(
+    phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
+) -> tuple[str, ...] | None:
+    """ "the gauge in the boiler room": what the first part names inside the region the second part names
+    by all its words (x and y within its bounds); None when the second part names no region."""
+    split = _RELATION.match(" ".join(phrase.lower().split()))
+    if split is None or split.group("rel") not in (*_IN_RELATIONS, "from", "at", "out of"):
+        return None
+    words = set(phrase_words(split.group("y"))) - ARTICLES - ignored_words()
+    named = [bounds for name, bounds in world.regions.items() if words and set(phrase_words(name)) == words]
+    if len(named) != 1:
+        return None
+    low, high = named[0]
+    found = match_objects(split.group("x"), world, exclude=exclude, among=among).ids
+    inside = []
+    for object_id in found:
+        obj = world.object(object_id)
+        if obj is not None and all(low[k] <= obj.position[k] <= high[k] for k in (0, 1)):
+            inside.append(object_id)
+    return tuple(inside) or None
 
 
 def _linked_head(words: Sequence[str], wanted: set[str], pool: Sequence[ObjectState]) -> set[str] | None:

@@ -48,6 +48,7 @@ from collections.abc import Collection, Iterable, Sequence
 from pydantic import JsonValue
 
 from bt_executive.llm.attempt_history import AttemptHistory, RetryState, call_key
+from bt_executive.llm.grammar_planner.said_arguments import choice_apart, counts_apart, is_choice, surface_apart
 from bt_executive.llm.grammar_planner.skill_choice import (
     Fit,
     Referent,
@@ -59,9 +60,10 @@ from bt_executive.llm.grammar_planner.skill_choice import (
     names_category,
     referent_param,
     region_named,
+    regions_listed,
 )
 from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words
-from bt_executive.llm.language.quantities import UnitMismatch
+from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch
 from bt_executive.llm.language.quantities import fit as fit_quantity
 from bt_executive.llm.language.typos import correct
 from bt_executive.llm.lexicon import load_lexicon
@@ -71,6 +73,7 @@ from bt_executive.llm.object_matching import (
     expand_phrase,
     ignored_words,
     match_objects,
+    object_words,
     phrase_words,
     resolve_all,
     resolve_object,
@@ -92,6 +95,10 @@ PARKING_SURFACE = "table"
 """Where a held object is put down when the next step needs an empty gripper."""
 
 _MOVES_HELD = frozenset({IntentAction.PUT, IntentAction.POUR, IntentAction.STACK})
+_ACTS = frozenset(
+    {IntentAction.PUSH, IntentAction.POUR, IntentAction.TAP, IntentAction.OPEN, IntentAction.CLOSE, IntentAction.ACT}
+)
+"""The intents whose skill is chosen from the manifests by verb and referent (``_PlanBuilder.act``)."""
 _OR = re.compile(r"\s+or\s+")
 _INDEFINITE = re.compile(r"^(?:a|an|any|some|either|one)\b")
 """Phrases that ask for any one of their matches ("a cube", "any block", "one of the cubes")."""
@@ -202,6 +209,9 @@ class _PlanBuilder:
         self.notes: list[str] = []
         self.last_object: str | None = None
         self.last_target: str | None = None
+        self.last_region: str | None = None
+        """The region the last clause acted on, while no object came after it: what 'it' in "go to the
+        living room and vacuum it" is."""
         self.antecedent: str | None = None
         """The object the last object phrase named: what 'the green one' takes its kind from."""
         self.goal: list[Predicate] = []
@@ -466,9 +476,19 @@ class _PlanBuilder:
         return len(match_objects(phrases[0], self.world, exclude=self.history.excluded).ids) == 1
 
     def each_object(self, intent: Intent) -> list[Intent]:
-        """One intent per object a list or a quantifier names ("all the cubes": in id order)."""
+        """One intent per object a list or a quantifier names ("all the cubes": in id order); a list of
+        regions is one intent when a skill takes a list of places ("patrol A and B"), else one per region."""
         if intent.object is None:
             return [intent]
+        if intent.action in _ACTS and any(counts_apart(intent.object, m)[1] for m in self.skills_for(intent)):
+            return [intent]  # "scan all 8 levels of the shelf": a count of the skill's, not of objects
+        regions = regions_listed(intent.object, self.world) if intent.action in _ACTS else None
+        if regions:
+            listed = Referent(regions[0], region=True, more=tuple(regions[1:]))
+            if any(fit(m, listed, self.world) for m in self.skills_for(intent)):
+                return [intent]
+            self.notes.append(f"{intent.object!r} -> {', '.join(regions)}")
+            return [intent.model_copy(update={"object": r}) for r in regions]
         phrases, quantified = expand_phrase(intent.object)
         if not quantified and len(phrases) == 1 and intent.excluding is None:
             if intent.tower:
@@ -696,26 +716,46 @@ class _PlanBuilder:
             self.free_gripper(None, intent)
             self.emit(*moving, intent.clause)
 
+    def actions(self, intent: Intent) -> frozenset[ActionVerb]:
+        """The closed actions a clause's verb asks for (its form's, or its verb phrase's)."""
+        if intent.action is IntentAction.ACT:
+            return actions_of(intent.verb or "")
+        return frozenset(load_lexicon().intent_actions.get(intent.action.value, ()))
+
+    def skills_for(self, intent: Intent) -> list[SkillManifest]:
+        """The skills a clause's verb asks for, by the manifests."""
+        return candidates(self.registry, intent.verb, self.actions(intent))
+
     def act(self, intent: Intent) -> None:
         """A clause served by one skill chosen from the manifests (open, push, wipe, go to, read ...)."""
-        if intent.action is IntentAction.ACT:
-            actions = actions_of(intent.verb or "")
-        else:
-            actions = frozenset(load_lexicon().intent_actions.get(intent.action.value, ()))
+        actions = self.actions(intent)
         doing = intent.verb or intent.action.value
         skills = candidates(self.registry, intent.verb, actions)
         if not skills:
             raise MissingSkill(f"{intent.clause!r}: no skill of this robot can {doing}")
-        intent = self.place_apart(intent, skills)
+        intent = self.said_apart(self.place_apart(intent, skills), skills)
+        counted: dict[str, int] = {}
+        for manifest in skills if intent.object is not None else ():
+            rest, counted = counts_apart(intent.object or "", manifest)
+            if counted:  # "scan 3 levels of the shelf": levels, the parameter the noun names
+                intent = intent.model_copy(update={"object": rest})
+                break
         referent = self.referent(intent, skills)
         chosen = choose(skills, referent, self.world, doing=doing, actions=actions)
         if referent is None:
             referent = self.unnamed_referent(chosen.manifest)
             chosen = Fit(chosen.manifest, referent_param(chosen.manifest, region=False), chosen.score)
         args = self.arguments(chosen, referent, intent)
+        for param, number in counted.items():
+            if param not in chosen.manifest.parameter_names():
+                raise TaskNotUnderstood(intent.clause, intent.clause)
+            amount = Quantity(value=number, unit=COUNT, kind=COUNT, span=(0, 0), text=f"{number} {param}")
+            schema = chosen.manifest.parameter_schema(param)
+            args[param] = int(fit_quantity(amount, {"unit": COUNT, **schema}, param, owner=chosen.manifest.id))
         skill = chosen.manifest.id
         if referent is not None and not referent.region:
             self.last_object = referent.id
+        self.last_region = referent.id if referent is not None and referent.region and not referent.more else None
         wanted = [bind(text, args) for text in goal_effects(chosen.manifest.effects, args)]
         self.goal.extend(wanted)
         if self.already_done(skill, args):
@@ -730,16 +770,36 @@ class _PlanBuilder:
         fitting = {o.id for o in self.world.objects if any(fit(m, Referent(o.id), self.world) for m in skills)}
         if intent.object is not None and self.names_a_person(intent.object, skills):
             return None  # "follow me": the skill's person, its default
+        if intent.object is not None and self.implied(intent.object, skills):
+            return None  # "undock from the charger", "hand over the mug" (the one held): the skill's own
         if intent.object is None:
             if intent.bare:
                 return None  # "undock", "wait 10 seconds": nothing named
+            if self.last_region is not None:  # "go to the living room and vacuum it"
+                place = Referent(self.last_region, region=True)
+                if any(fit(m, place, self.world) for m in skills):
+                    return place
             return Referent(self.resolve(None, intent, among=fitting))  # "put the cube in the drawer and shut it"
+        regions = regions_listed(intent.object, self.world)
+        if regions:  # a list of places for one skill that takes them all (each_object split the others)
+            return Referent(regions[0], region=True, more=tuple(regions[1:]))
         region = region_named(intent.object, self.world)
         if region is not None and any(fit(m, Referent(region, region=True), self.world) for m in skills):
             return Referent(region, region=True)
         try:
             return Referent(self.resolve(intent.object, intent, among=fitting))
         except UnknownObject:
+            # "go to the corridor": the one region whose name holds the words, where no object here is named by
+            # them ("go to the pump" names pump_2, never pump_house: a skill that cannot take it refuses)
+            region = region_named(intent.object, self.world, partly=True)
+            named = match_objects(intent.object, self.world).ids
+            if (
+                region is not None
+                and not named
+                and any(fit(m, Referent(region, region=True), self.world) for m in skills)
+            ):
+                self.notes.append(f"{intent.object!r} -> {region} (the one place so named)")
+                return Referent(region, region=True)
             # Named, but no skill fits it: resolve it among everything, so the refusal says why.
             return Referent(self.resolve(intent.object, intent))
 
@@ -782,10 +842,44 @@ class _PlanBuilder:
             )
         raise PlannerRefused(f"{manifest.id} needs its {param}: say which", RefusalKind.AMBIGUOUS, candidates=fitting)
 
+    def implied(self, phrase: str, skills: list[SkillManifest]) -> bool:
+        """Whether a phrase names what skills that take nothing named act on anyway: an object of a category
+        their ``objects`` name ("undock from the charger"), or the held one for a skill that needs one held
+        ("hand over the red mug")."""
+        if any(referent_param(m, region=False) or referent_param(m, region=True) for m in skills):
+            return False
+        phrase = re.sub(r"^(?:from|off of|off|at|to|on|onto|with)\s+", "", phrase)
+        ids = match_objects(phrase, self.world, exclude=self.history.excluded).ids
+        held = self.held()
+        needs_held = any("not gripper_empty" in m.preconditions for m in skills)
+        if held is not None and held in ids and needs_held:
+            self.notes.append(f"{phrase!r} -> {held} (the one held)")
+            return True
+        objects = [o for i in ids if (o := self.world.object(i)) is not None]
+        return len(objects) == 1 and any(names_category(m, objects[0].category) for m in skills)
+
     @staticmethod
     def names_a_person(phrase: str, skills: list[SkillManifest]) -> bool:
         """Whether ``phrase`` is the person the robot serves ("me", "the operator") and a skill takes one."""
         return phrase in load_lexicon().people and any(Role.PERSON in m.roles().values() for m in skills)
+
+    def said_apart(self, intent: Intent, skills: list[SkillManifest]) -> Intent:
+        """The clause's phrases without what they say of the skill rather than the object: a target no skill
+        takes joined back to its object ("read the label on the shelf"), a choice among a parameter's values
+        ("on max power", "with the wrist camera"), the part of a place ("the floor of the living room")."""
+        takes_target = any(
+            role in (Role.DESTINATION, Role.PLACE, Role.PERSON) for m in skills for role in m.roles().values()
+        )
+        if intent.target is not None and is_choice(intent.target, skills):
+            intent = intent.model_copy(update={"target": None})
+        elif intent.target is not None and intent.joined is not None and not takes_target:
+            intent = intent.model_copy(update={"object": intent.joined, "target": None})
+        if intent.object is None:
+            return intent
+        words = {w for o in self.world.objects for w in object_words(o)}
+        words |= {w for name in self.world.regions for w in phrase_words(name)}
+        phrase = surface_apart(choice_apart(intent.object, skills), skills, words)
+        return intent if phrase == intent.object else intent.model_copy(update={"object": phrase})
 
     def place_apart(self, intent: Intent, skills: list[SkillManifest]) -> Intent:
         """ "the red mug from the kitchen": the region is the skill's place, not part of the object."""
@@ -802,7 +896,8 @@ class _PlanBuilder:
         manifest = chosen.manifest
         args: dict[str, JsonValue] = {}
         if chosen.param is not None and referent is not None:
-            args[chosen.param] = referent.id
+            listed = manifest.parameter_schema(chosen.param).get("type") == "array"
+            args[chosen.param] = list(referent.ids()) if listed else referent.id
         required = set((manifest.parameters or {}).get("required", ()))
         took_target = took_direction = False
         for param, role in manifest.roles().items():

@@ -87,6 +87,10 @@ class Intent(BaseModel):
     verb: str | None = Field(default=None, description="the verb phrase as said ('go to', 'fetch')")
     bare: bool = Field(default=False, description="the act verb stands alone: nothing named ('undock', 'wait')")
     quantities: tuple[Quantity, ...] = Field(default=(), description="amounts the clause names ('10 cm', 'twice')")
+    joined: str | None = Field(
+        default=None,
+        description="object and target as one phrase ('the label on the shelf'), for a skill that takes no target",
+    )
 
 
 class TaskNotUnderstood(PlannerError):
@@ -287,15 +291,50 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
     amounts = find_quantities(clause)
     if amounts:  # "push the red cube 10 cm to the left": the amount is read apart from the phrases
         bare = clause
-        for amount in reversed(amounts):
-            bare = bare[: amount.span[0]] + bare[amount.span[1] :]
+        bare = _without_amount_frames(clause, amounts)
         bare = re.sub(r"\s+(?:by|for|at)(?=\s+(?:to|towards|toward|$))|\s+(?:by|for|at)$", "", " ".join(bare.split()))
         intent = _parse_clause(bare, skill_phrases)
         return None if intent is None else intent.model_copy(update={"clause": clause, "quantities": tuple(amounts)})
     return _parse_clause(clause, skill_phrases)
 
 
+def _without_amount_frames(clause: str, amounts: list[Quantity]) -> str:
+    """The clause without its amounts and the words that only frame them ("at a distance of 2 metres",
+    "and stop 0.8 metres away"): the lexicon's ``amount_frames``."""
+    frames = load_lexicon().amount_frames
+    lead = "|".join(_alternatives(frames.get("before", [])))
+    tail = "|".join(_alternatives(frames.get("after", [])))
+    bare = clause
+    for amount in reversed(amounts):
+        before, after = bare[: amount.span[0]], bare[amount.span[1] :]
+        before = re.sub(rf"(?:\s+(?:{lead}))+\s*$", " ", " " + before)[1:] if lead else before
+        after = re.sub(rf"^\s*(?:{tail})(?=\s|,|$)", "", after) if tail else after
+        bare = before + after
+    return bare
+
+
 def _parse_clause(clause: str, skill_phrases: Collection[str]) -> Intent | None:
+    """A clause with no amount in it, rephrased where the lexicon says how ("what does the gauge say" as
+    "read the gauge"), its particle read first ("take the rubbish out" as "take out the rubbish")."""
+    reading = rephrased(clause, skill_phrases)
+    if reading is not None and (intent := _parse_plain(reading, skill_phrases)) is not None:
+        return intent
+    return _parse_plain(clause, skill_phrases)
+
+
+def rephrased(clause: str, skill_phrases: Collection[str] = ()) -> str | None:
+    """The request a clause means by the lexicon's first rephrasing that matches it and yields a request
+    starting with a verb the lexicon or a manifest knows; None when none does."""
+    lexicon = load_lexicon()
+    leads = lexicon.verb_words() | {p.split()[0] for p in skill_phrases}
+    for rephrasing in lexicon.rephrasings:
+        reading = rephrasing.read(clause)
+        if reading and reading != clause and reading.split()[0] in leads:
+            return reading
+    return None
+
+
+def _parse_plain(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     """A clause with no amount in it, its particle read first ("take the rubbish out" as "take out the
     rubbish"); the intent keeps the clause as written."""
     reading = _particle_first(clause, skill_phrases)
@@ -310,8 +349,9 @@ def _parse_reading(clause: str, skill_phrases: Collection[str]) -> Intent | None
         return Intent(action=IntentAction.HOME, clause=clause)
     going = re.match(r"^(?:go|come)\s+(?:and\s+)?(?P<rest>(?P<verb>\S+).*)$", clause)
     leads = load_lexicon().verb_words() | {p.split()[0] for p in skill_phrases}
-    if going is not None and going.group("verb") in leads - {"go", "come", "to", "home", "with", "along"}:
-        clause = going.group("rest")  # "go push the red block right": the going is not a task
+    own = any(clause == p or clause.startswith(p + " ") for p in skill_phrases if p.split()[0] in ("go", "come"))
+    if not own and going is not None and going.group("verb") in leads - {"go", "come", "to", "home", "with", "along"}:
+        clause = going.group("rest")  # "go push the red block right": the going is not a task ("go get" may be)
     for action, pattern in grammar.particles:  # "pull the drawer open": the particle says what the verb is
         if (particle := pattern.match(clause)) is not None:
             return _intent(action, clause, particle.groupdict())
@@ -340,6 +380,11 @@ _ACT_REST = re.compile(
 """What follows an act verb: the thing acted on, then a second phrase after a preposition."""
 
 
+def find_numbers_in(word: str) -> bool:
+    """Whether a word (or "all <word>") is a number ("3", "four")."""
+    return word.isdigit() or bool(find_quantities(f"{word} times"))
+
+
 def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     """The act form: "go to the kitchen", "wipe the table", "turn off the light", "read the gauge"."""
     if _compiled().unsupported.search(clause):
@@ -356,15 +401,18 @@ def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
             rest, direction = rest[: len(rest) - len(phrase)].strip(), name
             break
     rest = re.sub(r"^(?:to|towards|toward)\s+|\s+(?:to|towards|toward)(?:\s+the)?$", "", rest).strip()
-    x, y = rest, None
+    x, y, joined = rest, None, None
     if (split := _ACT_REST.match(rest)) is not None:
-        x, y = split.group("x"), split.group("y")
+        x, y, joined = split.group("x"), split.group("y"), rest
     elif rest.split(" ", 1)[0] in ("the", "a", "an", "your", "my", "our", "it", "them", "all", "every", "each", "both"):
         x = rest
     elif rest and verb.split()[-1] in ("to", "into", "at", "for", "over"):
         x = rest  # "go to kitchen": no article after a verb that ends in its preposition
-    elif rest:
-        x = rest if len(rest.split()) <= 3 else ""
+    elif re.match(r"^(?:all\s+)?\S+\s+[a-z]+\s+(?:of|on|in)\s", rest) and find_numbers_in(rest.split()[0]):
+        x = rest  # "scan 3 levels of the shelf": a count the skill's arguments read
+    elif rest:  # "scan shelf a", "patrol corridor b and the boiler room": short names, or a list of them
+        parts = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", rest)
+        x = rest if all(len(part.split()) <= 3 for part in parts) else ""
         if not x:
             return None
     obj, excluding = _except(x or None)
@@ -377,6 +425,7 @@ def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
         direction=direction,
         excluding=excluding,
         bare=not rest and direction is None,
+        joined=joined,
     )
 
 
@@ -554,17 +603,17 @@ def _put_down_or_into_it(verb: str, rest: str, clause: str) -> Intent | None:
 _TOO = re.compile(rf"^(?P<head>.+?)\s+and\s+(?P<z>(?:the|a|an)\s+[^,]+?)\s+{_ALSO}$")
 
 
-def _ungap(clause: str) -> list[str]:
+def ungap(clause: str) -> list[str]:
     """ "put X on Y and Z in W" as two clauses, each with the verb; "put X in Y and Z too" as the clause
     and the bare "Z" (which repeats it); other clauses unchanged."""
     too = _TOO.match(clause)
     if too is not None:
-        return [*_ungap(too.group("head")), too.group("z")]
+        return [*ungap(too.group("head")), too.group("z")]
     match = _compiled().gapped.match(clause)
     if match is None:
         return [clause]
     verb = match.group("v")
-    return [f"{verb} {match.group('a')}", *_ungap(f"{verb} {match.group('b')}")]
+    return [f"{verb} {match.group('a')}", *ungap(f"{verb} {match.group('b')}")]
 
 
 def other_splits(intent: Intent) -> list[Intent]:
@@ -602,7 +651,7 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     if not clauses:
         raise TaskNotUnderstood(task, task)
     intents: list[Intent] = []
-    parts = [piece for whole in clauses for part in _ungap(whole) for piece in _purpose(part, skill_phrases)]
+    parts = [piece for whole in clauses for part in ungap(whole) for piece in _purpose(part, skill_phrases)]
     for number, clause in enumerate(parts):
         intent = parse_clause(clause, skill_phrases) or _elided(clause, intents[-1] if intents else None)
         if intent is None and number + 1 < len(parts):  # "grasp and lift the red block": the object is shared

@@ -3,7 +3,7 @@
 Every robot folder with files loads (a bad skill id, scenario or argument is a load error). The gate runs
 `auto` without a model (AutoPlanner(registry), no fallback) over each robot's TUNED tiers: no wrong plan, and
 every must-refuse task refused (with the kind it names). The exact-rate thresholds are named below; the new
-robots' are expected to fail until the planner rewrite lands (xfail, not strict). The scoring rules are
+robots' now hold too; the home robot's must-refuse kinds are expected to fail (xfail, not strict). The scoring rules are
 specified with a planner written here that returns whatever the test gives it.
 """
 
@@ -35,12 +35,11 @@ EXACT_MIN = 0.85
 """The exact rate a new robot's tuned plannable tiers must reach."""
 MIN_TASKS = 60
 MIN_REFUSALS = 12
-PENDING = pytest.mark.xfail(strict=False, reason="planner rewrite in progress")
 PENDING_KINDS = pytest.mark.xfail(
     strict=False,
-    reason="no plan comes back for any must-refuse task (the wrong-plan gate holds that), but some are refused "
-    "with another kind or end in a parse error: 'take a picture of the fridge' (no_such_object, not "
-    "missing_skill), 'what is the pressure reading' (not parsed)",
+    reason="no plan comes back for any must-refuse task (the wrong-plan gate holds that), but one ends in a "
+    "parse error instead of its kind: 'light the candles on the table' (no verb of the lexicon's, not "
+    "no_such_object)",
 )
 
 
@@ -90,7 +89,7 @@ def test_auto_makes_no_wrong_plan_on_the_tuned_tiers(name: str, auto_scores: dic
     assert wrong == [], "\n".join(wrong)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=() if n == "tabletop" else PENDING_KINDS) for n in ROBOTS])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=PENDING_KINDS if n == "home" else ()) for n in ROBOTS])
 def test_auto_refuses_every_must_refuse_task(name: str, auto_scores: dict[str, list[TaskScore]]) -> None:
     failed = [f"{s.task!r}: {s.why}" for s in auto_scores[name] if s.tier == "must_refuse" and not s.success]
     assert failed == [], "\n".join(failed)
@@ -98,12 +97,7 @@ def test_auto_refuses_every_must_refuse_task(name: str, auto_scores: dict[str, l
 
 @pytest.mark.parametrize(
     ("name", "minimum"),
-    [
-        pytest.param(
-            name, EXACT_MIN_TABLETOP if name == "tabletop" else EXACT_MIN, marks=PENDING if name == "inspection" else ()
-        )
-        for name in ROBOTS
-    ],
+    [pytest.param(name, EXACT_MIN_TABLETOP if name == "tabletop" else EXACT_MIN) for name in ROBOTS],
 )
 def test_auto_meets_the_exact_rate_on_the_tuned_plannable_tiers(
     name: str, minimum: float, auto_scores: dict[str, list[TaskScore]]

@@ -20,6 +20,7 @@ at the top is a refusal (``ambiguous``) naming the tied skills, never a guess.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -39,10 +40,16 @@ ANY_OBJECT = 1
 
 @dataclass(frozen=True)
 class Referent:
-    """What a clause acts on: an object id, or a named region of the world (a room, a bay)."""
+    """What a clause acts on: an object id, or a named region of the world (a room, a bay); a list of
+    regions ("patrol the boiler room and the pump house") keeps the rest in ``more``."""
 
     id: str
     region: bool = False
+    more: tuple[str, ...] = ()
+
+    def ids(self) -> list[str]:
+        """Every id it names, in the order said."""
+        return [self.id, *self.more]
 
 
 @dataclass(frozen=True)
@@ -119,6 +126,8 @@ def fit(
     takes = _canonical(manifest.objects, lex)
     if referent.region:  # a skill for places (navigate_to) before one that also passes through one (vacuum)
         single = manifest.parameter_schema(param).get("type") == "string"
+        if referent.more:  # several places: one call of a skill that takes a list of them, else one call each
+            return Fit(manifest, param, NAMED) if not single else None
         return Fit(manifest, param, NAMED if single and takes & set(lex.places) else ANY_OBJECT)
     obj = world.object(referent.id)
     if obj is None or any(not obj.affords(need) for need in affordance_needs(manifest, param)):
@@ -185,11 +194,24 @@ def _describe(referent: Referent | None, world: WorldState) -> str:
     return f"{referent.id} (a {obj.category.replace('_', ' ')})" if obj is not None else referent.id
 
 
-def region_named(phrase: str, world: WorldState, lexicon: Lexicon | None = None) -> str | None:
-    """The region a phrase names by all its words ("the living room" -> living_room), if any."""
+def region_named(phrase: str, world: WorldState, lexicon: Lexicon | None = None, *, partly: bool = False) -> str | None:
+    """The region a phrase names by all its words ("the living room" -> living_room), if any; ``partly``:
+    also the one region whose name holds every word of the phrase ("the corridor" -> corridor_b)."""
     lex = lexicon or load_lexicon()
     words = set(phrase_words(phrase)) - set(lex.ignored) - {"the", "a", "an"}
     if not words:
         return None
     named = [name for name in world.regions if set(phrase_words(name)) == words]
+    if not named and partly:
+        named = [name for name in world.regions if words < set(phrase_words(name))]
     return named[0] if len(named) == 1 else None
+
+
+def regions_listed(phrase: str, world: WorldState, lexicon: Lexicon | None = None) -> list[str] | None:
+    """The regions a list names, in order ("the kitchen, the hallway and the living room"), when every
+    part of it names one; None otherwise."""
+    parts = [p for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+then\s+", phrase) if p.strip()]
+    if len(parts) < 2:
+        return None
+    found = [region_named(part, world, lexicon) for part in parts]
+    return [r for r in found if r is not None] if all(found) else None

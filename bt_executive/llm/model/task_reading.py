@@ -56,6 +56,7 @@ from bt_executive.llm.task_grammar import (
     other_splits,
     parse_clause,
     split_clauses,
+    ungap,
 )
 from bt_executive.skills.manifest import ActionVerb
 from bt_executive.skills.registry import SkillRegistry
@@ -225,7 +226,9 @@ def task_clauses(task: str, world: WorldState, registry: SkillRegistry) -> TaskC
         return intent.object if intent is not None else None
 
     ordered = reorder_clauses(corrected(normalised, world, registry), object_of)
-    return TaskClauses(clauses=tuple(split_clauses(ordered)), text=normalised, data=data)
+    # "put X on Y and the red one in Z": two clauses, each with the verb, as the grammar plans them
+    clauses = tuple(part for clause in split_clauses(ordered) for part in ungap(clause))
+    return TaskClauses(clauses=clauses, text=normalised, data=data)
 
 
 def corrected(text: str, world: WorldState, registry: SkillRegistry) -> str:

@@ -1,0 +1,109 @@
+"""Said arguments: a skill's choices, counts and surfaces said inside an object phrase, read from its manifest.
+
+A clause's object phrase often carries more than the object: a choice among a
+parameter's enum values, a count that names its parameter, or the part of a
+place a skill works on. Each is read against the candidate skills' manifests,
+never from a list of skill names, and cut out so that the rest names the object::
+
+    "vacuum the kitchen on max power"        -> "the kitchen"      (power: max is an enum value)
+    "take a photo of the valve with the wrist camera" -> target "the wrist camera" is camera: wrist
+    "read the qr code on the label"          -> "the label"        (code: qr)
+    "scan 3 levels of the shelf"             -> "the shelf"        levels = 3 (an integer parameter's name)
+    "vacuum the floor of the living room"    -> "the living room"  (floor: a word of the skill's objects)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from text_to_num import text2num  # type: ignore[import-untyped]
+
+from bt_executive.llm.lexicon import load_lexicon
+from bt_executive.skills.manifest import SkillManifest
+
+_ARTICLE = r"(?:(?:the|a|an|your|its)\s+)?"
+
+
+def _choices(skills: Iterable[SkillManifest]) -> dict[str, set[str]]:
+    """Every string enum value of the skills' parameters (lower case), with the parameters that take it."""
+    function_words = set(load_lexicon().function_words)
+    found: dict[str, set[str]] = {}
+    for manifest in skills:
+        for param in manifest.parameter_names():
+            for value in manifest.parameter_schema(param).get("enum") or ():
+                if isinstance(value, str) and value.lower() not in function_words:
+                    found.setdefault(value.lower(), set()).add(param)
+    return found
+
+
+def _names_choice(value: str, noun: str | None, params: set[str]) -> bool:
+    """Whether "<value> <noun>" says a choice: the noun is absent, the parameter's name or an option noun."""
+    return noun is None or noun in params or noun.rstrip("s") in params or noun in load_lexicon().option_nouns
+
+
+def is_choice(phrase: str, skills: Iterable[SkillManifest]) -> bool:
+    """Whether a whole phrase only says a choice ("the wrist camera", "max power", "a push")."""
+    found = re.fullmatch(rf"{_ARTICLE}(?P<v>[a-z]+)(?:\s+(?P<n>[a-z]+))?", phrase.strip())
+    choices = _choices(skills)
+    return (
+        found is not None
+        and found.group("v") in choices
+        and _names_choice(found.group("v"), found.group("n"), choices[found.group("v")])
+    )
+
+
+def choice_apart(phrase: str, skills: Iterable[SkillManifest]) -> str:
+    """The phrase without a choice said before or after what it names ("the kitchen on max power",
+    "the barcode on the label"); the choice stays in the clause, where the skill's arguments read it."""
+    choices = _choices(skills)
+    forms = (
+        rf"(?P<rest>.+?)\s+(?:on|in|at|with|using|to)\s+{_ARTICLE}(?P<v>[a-z]+)(?:\s+(?P<n>[a-z]+))?",
+        rf"{_ARTICLE}(?P<v>[a-z]+)(?:\s+(?P<n>[a-z]+))?\s+(?:on|of|from|in)\s+(?P<rest>.+)",
+    )
+    for form in forms:
+        found = re.fullmatch(form, phrase)
+        if found is None or found.group("v") not in choices:
+            continue
+        if _names_choice(found.group("v"), found.group("n"), choices[found.group("v")]):
+            return found.group("rest")
+    return phrase
+
+
+def _number(word: str) -> int | None:
+    if word.isdigit():
+        return int(word)
+    try:
+        value = text2num(word, "en")
+    except ValueError:
+        return None
+    return int(value) if isinstance(value, int) else None
+
+
+def counts_apart(phrase: str, manifest: SkillManifest) -> tuple[str, dict[str, int]]:
+    """ "3 levels of the shelf" -> ("the shelf", {"levels": 3}): a number before the name of one of the
+    skill's integer parameters; the phrase unchanged (and no count) when it says none."""
+    found = re.fullmatch(
+        r"(?:(?:all|every one of|each of)\s+)?(?:the\s+)?(?P<n>[a-z0-9\-]+)\s+(?P<noun>[a-z]+)"
+        r"\s+(?:of|on|in)\s+(?P<rest>.+)",
+        phrase,
+    )
+    if found is None:
+        return phrase, {}
+    number = _number(found.group("n"))
+    noun = found.group("noun")
+    for param in manifest.parameter_names():
+        integer = manifest.parameter_schema(param).get("type") == "integer"
+        if integer and number is not None and noun in (param, param.rstrip("s"), f"{param}s"):
+            return found.group("rest"), {param: number}
+    return phrase, {}
+
+
+def surface_apart(phrase: str, skills: Iterable[SkillManifest], world_words: set[str]) -> str:
+    """ "the floor of the living room" -> "the living room": a word of a skill's ``objects`` that names no
+    object here, said of the place or object it belongs to; the phrase unchanged otherwise."""
+    found = re.fullmatch(rf"{_ARTICLE}(?P<w>[a-z]+)\s+(?:of|in)\s+(?P<rest>.+)", phrase)
+    if found is None or found.group("w") in world_words:
+        return phrase
+    said = {word for manifest in skills for word in manifest.objects}
+    return found.group("rest") if found.group("w") in said else phrase
