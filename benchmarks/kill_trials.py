@@ -147,7 +147,8 @@ def run_kill_trials(trials: int, *, seed: int = 1, echo: TextIO | None = None) -
         runs_root = Path(tmp) / "runs"
         serve_args = ["serve", "--namespace", namespace, "--run-dir", str(runs_root), "--planner", "stub"]
         with ProcessGroup(echo=echo, env=env) as sims, RosProcess(threads=2) as process:
-            sims.wait_ready(sims.start("sim", ["sim", "--namespace", namespace, "--realtime"], ready=r"^sim ready"), 120)
+            sim = sims.start("sim", ["sim", "--namespace", namespace, "--realtime"], ready=r"^sim ready")
+            sims.wait_ready(sim, 120)
             client = TaskClient(process.add(Node("bt_executive_kill_trials", context=process.context)), namespace)
             process.start()
 

@@ -28,6 +28,7 @@ from bt_executive.llm.plan import Plan, Planner
 from bt_executive.llm.planner_eval import EvalFile, EvalFileError, TaskScore, execute, load_eval, run_eval
 from bt_executive.resources import config_dir
 from bt_executive.skills.call import SkillCall
+from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.loader import load_model
 from bt_executive.skills.predicates import parse_predicate
 from bt_executive.skills.registry import SkillRegistry
@@ -49,6 +50,9 @@ class RobotFile(BaseModel):
     name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")
     skills: tuple[str, ...] = Field(min_length=1, description="skill dirs, relative to the repo root")
     world: str = Field(min_length=1, description="world-state file, relative to the robot's folder")
+    capabilities: RobotCapabilities | None = Field(
+        default=None, description="the robot's hardware: skills it cannot run are left out, as serve leaves them out"
+    )
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,8 @@ def load_robot(directory: Path, *, tuned: Path | None = None, root: Path | None 
             raise EvalFileError(f"{robot_path}: skills[{number}] {name!r} is not a folder under {base}")
         dirs.append(path)
     registry = SkillRegistry.discover(dirs, use_entry_points=False)
+    if spec.capabilities is not None:
+        registry, _left_out = registry.available_for(spec.capabilities)
     world_path = directory / spec.world
     if not world_path.is_file():
         raise EvalFileError(f"{robot_path}: world {spec.world!r} is not a file in {directory}")

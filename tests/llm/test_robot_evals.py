@@ -65,6 +65,12 @@ def test_every_robot_folder_loads(name: str) -> None:
     assert _robot(name).name == name
 
 
+def test_a_robot_that_states_its_hardware_offers_only_the_skills_it_can_run(robots: dict[str, EvalRobot]) -> None:
+    # The inspection robot has a base and a pan-tilt front camera: inspect_object needs an arm and a wrist camera.
+    offered = set(robots["inspection"].registry.ids())
+    assert ("inspect/inspect_object" in offered, "inspect/read_gauge" in offered) == (False, True)
+
+
 @pytest.mark.parametrize("name", ROBOTS)
 def test_every_expected_plan_runs_symbolically_from_its_scenario(name: str, robots: dict[str, EvalRobot]) -> None:
     assert expected_plan_problems(robots[name]) == []
