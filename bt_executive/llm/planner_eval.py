@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, m
 
 from bt_executive.llm.plan import Plan, Planner, PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.call import SkillCall
-from bt_executive.skills.conditions import SymbolicState, bind, goal_effects
+from bt_executive.skills.conditions import SymbolicState, apply_step, bind, goal_effects
 from bt_executive.skills.loader import load_model
 from bt_executive.skills.manifest import SKILL_ID_PATTERN, SkillManifest
 from bt_executive.skills.parameters import argument_errors
@@ -230,14 +230,7 @@ def execute(plan: Plan, registry: SkillRegistry, world: WorldState) -> tuple[Sym
             predicate = bind(text, call.args)
             if not state.holds(predicate):
                 return state, f"step {number} {call.label()}: {predicate} does not hold"
-        held = next((o.id for o in world.objects if state.holds(_atom("holding", o.id))), None)
-        for text in manifest.effects:
-            state.apply(bind(text, call.args))
-        target = call.args.get("target")
-        if held is not None and isinstance(target, str) and state.holds(_atom("gripper_empty")):
-            state.apply(_atom("on", held, target))  # placing puts what was held on (or in) the target
-            if state.holds(_atom("container", target)):
-                state.apply(_atom("in", held, target))
+        apply_step(state, manifest, call.args)
     return state, ""
 
 

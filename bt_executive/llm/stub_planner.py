@@ -83,7 +83,7 @@ from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKin
 from bt_executive.llm.task_grammar import Intent, IntentAction, TaskNotUnderstood, other_splits, parse_task
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
 from bt_executive.skills.call import AttemptRecord, SkillCall
-from bt_executive.skills.conditions import SymbolicState, bind, goal_effects
+from bt_executive.skills.conditions import SymbolicState, apply_step, bind, goal_effects
 from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
 from bt_executive.skills.parameters import InvalidArguments, validate_arguments
 from bt_executive.skills.predicates import Predicate, parse_predicate
@@ -337,12 +337,9 @@ class _PlanBuilder:
                 kind = failed.failures[-1].result.failure_kind
                 self.emit(homing[0], homing[1], f"recover: {call.label()} failed ({kind})")
         self.meet_preconditions(call, [bind(text, args) for text in manifest.preconditions])
-        for text in manifest.effects:
-            self.state.apply(bind(text, args))
+        apply_step(self.state, manifest, args)
         for effect in extra_effects:
             self.state.apply(effect)
-        if "at_home" not in manifest.effects:
-            self.state.apply(_atom("at_home", negated=True))  # every other skill moves the arm away
         self.steps.append(call)
 
     def meet_preconditions(self, call: SkillCall, preconditions: list[Predicate]) -> None:

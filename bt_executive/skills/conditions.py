@@ -12,11 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
 from bt_executive.skills.predicates import Predicate, parse_predicate
 from bt_executive.skills.world_state import WorldState
+
+if TYPE_CHECKING:
+    from bt_executive.skills.manifest import SkillManifest
 
 DRAWER_OPEN_FRACTION = 0.6
 """A drawer counts as open from this fraction of its travel (the sim's place-into check agrees)."""
@@ -131,7 +135,7 @@ class SymbolicState:
     explicitly so effects stay consistent (holding one thing means not
     holding another; a held object rests on nothing). Every other atom an
     effect sets overrides the world; the rest are read from the world state
-    the plan starts in.
+    the plan starts in. What is set down on a container is in it.
 
     An effect ``reachable(x)`` moves the base to ``x``: what was in reach
     where the plan started (or at an earlier stop) is no longer, except
@@ -208,6 +212,8 @@ class SymbolicState:
                 table[args[0]] = args[1]
                 if self._held == args[0]:
                     self._held = None
+                if name == "on" and self.holds(Predicate(name="container", args=(args[1],))):
+                    self._inside[args[0]] = args[1]  # set down on a container (the bowl) is set down in it
             elif self.holds(effect.model_copy(update={"negated": False})):
                 table[args[0]] = None
         else:
@@ -219,3 +225,24 @@ class SymbolicState:
 
 _SOMETHING = "\x00held"
 """What an effect ``not gripper_empty`` leaves in the gripper: something, but no known id."""
+
+
+def apply_step(
+    state: SymbolicState, manifest: SkillManifest, args: Mapping[str, JsonValue], held: str | None = None
+) -> None:
+    """One step's effects on an imagined state: the one rule every plan simulator follows.
+
+    The plan check, the planner eval and the grammar planner all imagine a
+    plan's steps with this, so the eval never scores a plan the tree would
+    refuse. ``held`` (default: what the state holds) is what ``held`` names
+    in the effects: the gripper's object as the step begins. A skill that
+    moves the arm (it requires ``arm``) and says nothing of ``at_home``
+    leaves the arm away from its home pose.
+    """
+    named = state.held if held is None else held
+    for text in manifest.effects:
+        effect = bind_held(bind(text, args), named)
+        if effect is not None:
+            state.apply(effect)
+    if "arm" in manifest.requires and all(parse_predicate(text).name != "at_home" for text in manifest.effects):
+        state.apply(Predicate(name="at_home", negated=True))

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
-from bt_executive.skills.conditions import SymbolicState, bind, bind_held, goal_effects
+from bt_executive.skills.conditions import SymbolicState, apply_step, bind, bind_held, goal_effects
 from bt_executive.skills.parameters import argument_errors
 from bt_executive.skills.predicates import Predicate
 from bt_executive.skills.registry import SkillRegistry, UnknownSkill
@@ -84,10 +84,7 @@ def check_plan(
             if not state.holds(predicate):
                 problems.append(_precondition_problem(number, call.skill, predicate, world))
                 break
-        for text in manifest.effects:
-            effect = bind_held(bind(text, call.args), held)
-            if effect is not None:
-                state.apply(effect)
+        apply_step(state, manifest, call.args, held)
     return problems
 
 

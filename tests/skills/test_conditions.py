@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from bt_executive.skills.conditions import SymbolicState, bind, first_unmet, goal_effects, holds
+from bt_executive.llm.plan import Plan
+from bt_executive.llm.planner_eval import execute
+from bt_executive.skills.call import SkillCall
+from bt_executive.skills.conditions import SymbolicState, apply_step, bind, first_unmet, goal_effects, holds
+from bt_executive.skills.loader import load_model
 from bt_executive.skills.predicates import parse_predicate
+from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import GripperState, ObjectState, WorldState
+from bt_executive.trees.plan_check import check_plan
+
+TABLETOP_WORLD = Path(__file__).parents[1] / "golden" / "robots" / "tabletop" / "world.yaml"
 
 WORLD = WorldState(
     objects=(
@@ -120,3 +130,46 @@ def test_an_object_becomes_clear_once_what_rested_on_it_is_picked() -> None:
     state = SymbolicState(AFFORDING)
     state.apply(parse_predicate("holding(blue_cube)"))
     assert state.holds(parse_predicate("clear(red_cube)"))
+
+
+# -- one plan simulator: the plan check, the planner eval and the grammar planner imagine steps alike -------
+
+
+def test_the_plan_check_and_the_eval_imagine_a_plan_alike(skill_registry: SkillRegistry) -> None:
+    world = load_model(TABLETOP_WORLD, WorldState)
+    plan = Plan(
+        steps=(
+            SkillCall(skill="tabletop/pick", args={"object": "red_cube"}),
+            SkillCall(skill="tabletop/place_on", args={"target": "bowl"}),
+        ),
+        planner="test",
+    )
+    state, why = execute(plan, skill_registry, world)
+    assert (why, check_plan(plan, skill_registry, world)) == ("", [])
+    wanted = ["in(red_cube, bowl)", "on(red_cube, bowl)", "gripper_empty", "not at_home", "not holding(red_cube)"]
+    assert [text for text in wanted if not state.holds(parse_predicate(text))] == []
+
+
+def test_an_arm_skill_leaves_the_arm_away_from_home_and_a_base_move_does_not(skill_registry: SkillRegistry) -> None:
+    world = load_model(TABLETOP_WORLD, WorldState)
+    state = SymbolicState(world)
+    base_move = skill_registry.get("tabletop/pick").model_copy(update={"requires": ("mobile_base",), "effects": ()})
+    apply_step(state, base_move, {"object": "red_cube"})
+    home_after_base = state.holds(parse_predicate("at_home"))
+    apply_step(state, skill_registry.get("tabletop/pick"), {"object": "red_cube"})
+    assert (home_after_base, state.holds(parse_predicate("at_home"))) == (True, False)
+
+
+def test_a_base_move_takes_what_was_in_reach_out_of_it_but_not_what_is_held() -> None:
+    world = WorldState(
+        objects=(
+            ObjectState(id="mug", position=(0.4, 0.0, 0.8)),
+            ObjectState(id="bin", position=(3.0, 2.0, 0.3)),
+            ObjectState(id="cup", position=(0.4, 0.1, 0.8)),
+        ),
+        gripper=GripperState(holding="cup"),
+    )
+    state = SymbolicState(world)
+    state.apply(parse_predicate("reachable(bin)"))
+    reach = {o: state.holds(parse_predicate(f"reachable({o})")) for o in ("mug", "bin", "cup")}
+    assert reach == {"mug": False, "bin": True, "cup": True}

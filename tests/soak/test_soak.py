@@ -45,16 +45,18 @@ def read(sample: TaskSample, field: str) -> float | None:
 
 
 def first_and_last(report: SoakReport, field: str) -> tuple[float, float]:
-    """The most ``field`` reached in the first tenth, and its median over the last tenth.
+    """The most ``field`` reached in the first half of the run, and its median over the last tenth.
 
-    The most, not the median: a pool that fills during the first tasks (the executor's worker
-    threads are made on demand, up to their bound) is warm-up; growth per task shows
-    as a last tenth above anything the first reached.
+    The most, not the median: a pool that fills on demand up to its bound (the executor's worker
+    threads) is warm-up, and on a busy computer it can fill a few tasks late (under two CPU hogs one
+    more worker was made after the first tenth). Growth per task, or per lifecycle cycle (one falls
+    in each half), shows as a last tenth above anything the first half reached.
     """
     tenth = max(1, len(report.samples) // 10)
-    first = [v for v in (read(s, field) for s in report.samples[:tenth]) if v is not None]
+    half = max(1, len(report.samples) // 2)
+    first = [v for v in (read(s, field) for s in report.samples[:half]) if v is not None]
     last = sorted(v for v in (read(s, field) for s in report.samples[-tenth:]) if v is not None)
-    assert first, f"no {field} in the first tenth"
+    assert first, f"no {field} in the first half"
     assert last, f"no {field} in the last tenth"
     return max(first), last[len(last) // 2]
 
@@ -79,9 +81,9 @@ def test_the_executive_reported_every_task(report: SoakReport) -> None:
 
 
 @pytest.mark.parametrize("field", ["waitables", "endpoints", "subscriptions", "timers", "threads", "fds"])
-def test_resource_counts_are_flat_from_the_first_tenth_to_the_last(report: SoakReport, field: str) -> None:
+def test_resource_counts_are_flat_from_the_first_half_to_the_last_tenth(report: SoakReport, field: str) -> None:
     first, last = first_and_last(report, field)
-    assert last <= first, f"{field}: {first:g} in the first tenth, {last:g} in the last"
+    assert last <= first, f"{field}: at most {first:g} in the first half, {last:g} in the last tenth"
 
 
 def test_rss_growth_per_task_stays_within_a_generous_bound(report: SoakReport) -> None:
