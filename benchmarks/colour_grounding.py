@@ -12,7 +12,7 @@ accepted it. The baseline row is the lexicon's own answer for the same words
 
 The category table asks the same of head nouns ("the cabinetry", "the
 crate") against the tabletop's categories, through the link object grounding
-uses (``bt_executive/llm/category_link.py``: cosine >= 0.8, margin >= 0.1),
+uses (``bt_executive/llm/grounding/category_link.py``: cosine >= 0.8, margin >= 0.1),
 beside a looser rule (0.65 / 0.1) to show why the bar is where it is.
 
     .venv/bin/python benchmarks/colour_grounding.py [--json]
@@ -26,11 +26,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from bt_executive.llm.category_link import MIN_COSINE as MIN_CATEGORY_COSINE
-from bt_executive.llm.category_link import MIN_MARGIN as MIN_CATEGORY_MARGIN
-from bt_executive.llm.category_link import link_category, nearest
-from bt_executive.llm.lexicon import load_lexicon
-from bt_executive.llm.minilm import MiniLmEmbedder
+from bt_executive.llm.embedding.minilm import MiniLmEmbedder
+from bt_executive.llm.grounding.category_link import MIN_COSINE as MIN_CATEGORY_COSINE
+from bt_executive.llm.grounding.category_link import MIN_MARGIN as MIN_CATEGORY_MARGIN
+from bt_executive.llm.grounding.category_link import link_category, nearest
+from bt_executive.llm.language.lexicon import load_lexicon
 
 WORLD_COLOURS = ("red", "green", "blue", "white", "brown")
 """The colours the tabletop scene's objects have."""

@@ -39,17 +39,18 @@ from typing import Any
 
 import jsonschema
 
-from bt_executive.llm.llm_planner import LLMPlanner
-from bt_executive.llm.local_model import LocalModelServer
-from bt_executive.llm.model_reply import ModelReply
-from bt_executive.llm.object_arguments import object_argument_names, world_ids
-from bt_executive.llm.palette import build_palette
+from bt_executive.llm.grounding.object_arguments import object_argument_names, world_ids
+from bt_executive.llm.model.llm_planner import LLMPlanner
+from bt_executive.llm.model.model_reply import ModelReply
+from bt_executive.llm.model.palette import build_palette
+from bt_executive.llm.model.plan_schema import plan_json_schema
+from bt_executive.llm.model.profiles import LLMProfile, load_llm_config
 from bt_executive.llm.plan import Plan, PlannerError
-from bt_executive.llm.plan_schema import plan_json_schema
-from bt_executive.llm.profiles import LLMProfile, load_llm_config
-from bt_executive.resources import config_dir, default_skill_dirs
+from bt_executive.llm.serving.local_model import LocalModelServer
+from bt_executive.runtime.paths import config_dir
 from bt_executive.sim.backend import SimBackend
 from bt_executive.skills.capabilities import RobotCapabilities
+from bt_executive.skills.dirs import default_skill_dirs
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
 

@@ -7,7 +7,7 @@ In the same run, over a few tasks:
   fresh process with an empty prompt cache (the world-state cache is warm, as
   after any earlier ``plan``): server start, the whole prompt processed;
 - **cold, slot file**: the same with the system prompt's slot saved by an
-  earlier call (``llm/slot_cache.py``): only the task message is processed;
+  earlier call (``llm/serving/slot_cache.py``): only the task message is processed;
 - **baseline** (``--baseline-checkout DIR``): the cold command run from another
   checkout (e.g. main before this change), also with an empty cache;
 - **warm**: ``plan()`` on one long-lived planner, as ``serve`` keeps it
@@ -98,9 +98,9 @@ def _warm(tasks: tuple[str, ...], repeat: int, llm_config: Path) -> tuple[float,
     """warm() seconds, then on one long-lived planner: each plan's seconds, each request's, and prompt tokens."""
     from bt_executive.cli.scene_world import scene_world_state
     from bt_executive.executive.planner_factory import make_planner
-    from bt_executive.llm.llm_planner import LLMPlanner
+    from bt_executive.llm.model.llm_planner import LLMPlanner
     from bt_executive.llm.plan import PlannerError
-    from bt_executive.resources import default_skill_dirs
+    from bt_executive.skills.dirs import default_skill_dirs
     from bt_executive.skills.registry import SkillRegistry
 
     registry = SkillRegistry.discover(default_skill_dirs())

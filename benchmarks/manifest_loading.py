@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from bt_executive.resources import default_skill_dirs
+from bt_executive.skills.dirs import default_skill_dirs
 from bt_executive.skills.registry import collect, manifest_files
 
 

@@ -1,13 +1,13 @@
 """How good are the planners on the planner eval, robot by robot, split by split, tier by tier.
 
 Each eval robot of ``tests/golden/robots`` (tabletop, home, inspection:
-``bt_executive.llm.eval_robots``) has its skills, a frozen world and two
+``bt_executive.llm.eval.eval_robots``) has its skills, a frozen world and two
 splits: the tuned tiers (``tasks.yaml``; the tabletop's is
 ``tests/golden/planner_tasks.yaml``) and the held-out split
 (``heldout.yaml``, reported absent until it is written). Every task
 (grammar, paraphrase, quantified/multi-step, implicit precondition,
 must-refuse) is planned from its scenario and scored by
-``bt_executive.llm.planner_eval``: a plan is exact or wrong; a refusal of a
+``bt_executive.llm.eval.planner_eval``: a plan is exact or wrong; a refusal of a
 plannable task is counted apart, never as wrong; must-refuse tasks pass
 with no plan (and the refusal kind, where the task names one). Per planner
 and tier it prints the exact rate, the refusal rate, refusals of plannable
@@ -36,12 +36,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bt_executive.executive.planner_factory import make_planner
-from bt_executive.llm.auto_planner import AutoPlanner
-from bt_executive.llm.eval_robots import SPLITS, EvalRobot, load_robot
+from bt_executive.llm.eval.eval_robots import SPLITS, EvalRobot, load_robot
+from bt_executive.llm.eval.planner_eval import TIERS, EvalTask, Scenario, TaskScore, TierSummary, run_eval, summarise
+from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
+from bt_executive.llm.grammar_planner.planner import GrammarPlanner
+from bt_executive.llm.language.task_grammar import TaskNotUnderstood
 from bt_executive.llm.plan import Planner, PlannerError
-from bt_executive.llm.planner_eval import TIERS, EvalTask, Scenario, TaskScore, TierSummary, run_eval, summarise
-from bt_executive.llm.stub_planner import StubPlanner
-from bt_executive.llm.task_grammar import TaskNotUnderstood
 
 GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden"
 ROBOTS = ("tabletop", "home", "inspection")
@@ -63,7 +63,7 @@ def _sample(tasks: Sequence[EvalTask], per_tier: int) -> list[EvalTask]:
 def _planners(robot: EvalRobot, local_tasks: int) -> list[tuple[str, Planner, int]]:
     """The planners for one robot, each with its tasks per tier (0: all)."""
     planners: list[tuple[str, Planner, int]] = [
-        ("stub", StubPlanner(robot.registry), 0),
+        ("stub", GrammarPlanner(robot.registry), 0),
         (HEADLINE_PLANNER, AutoPlanner(robot.registry), 0),
     ]
     if robot.name == "tabletop" and local_tasks >= 0:

@@ -30,16 +30,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bt_executive.llm.embedder import CachedEmbedder
-from bt_executive.llm.minilm import MiniLmEmbedder
-from bt_executive.llm.palette import build_palette
-from bt_executive.llm.prompts import system_prompt, task_message
-from bt_executive.llm.route_item import RouteItem, route_items
-from bt_executive.llm.router import DEFAULT_K, EmbeddingLink, Router, narrow_palette
-from bt_executive.llm.routing_eval import Ranker, evaluate, load_golden
-from bt_executive.llm.synthetic_skills import synthetic_manifests
-from bt_executive.resources import catalog_skill_dirs, config_dir, default_skill_dirs, knowledge_dirs
+from bt_executive.llm.embedding.embedder import CachedEmbedder
+from bt_executive.llm.embedding.minilm import MiniLmEmbedder
+from bt_executive.llm.eval.routing_eval import Ranker, evaluate, load_golden
+from bt_executive.llm.eval.synthetic_skills import synthetic_manifests
+from bt_executive.llm.model.palette import build_palette
+from bt_executive.llm.model.prompts import system_prompt, task_message
+from bt_executive.llm.routing.route_item import RouteItem, route_items
+from bt_executive.llm.routing.router import DEFAULT_K, EmbeddingLink, Router, narrow_palette
+from bt_executive.runtime.paths import config_dir
 from bt_executive.skills.capabilities import RobotCapabilities
+from bt_executive.skills.dirs import catalog_skill_dirs, default_skill_dirs, knowledge_dirs
 from bt_executive.skills.knowledge import discover_knowledge
 from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.registry import SkillRegistry

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import bt_executive.sim  # noqa: F401 - selects the OpenGL platform before mujoco is imported
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.sim.backend import SimBackend
 from bt_executive.sim.camera import RenderingUnavailable
 from bt_executive.sim.faults import FaultConfig

@@ -30,8 +30,8 @@ from typing import Any
 import py_trees
 from py_trees.common import Status
 
-from bt_executive.resources import default_skill_dirs
 from bt_executive.skills.call import SkillCall, SkillResult
+from bt_executive.skills.dirs import default_skill_dirs
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.testing.scripted_planner import ScriptedPlanner
 from bt_executive.testing.synthetic_plans import RunningLeaf, cubes_world, pick_place_plan, running_leaf_factory

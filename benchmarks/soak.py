@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.testing.ros_domain import reserve_domain_id
 
 ORDINARY_TASKS = (

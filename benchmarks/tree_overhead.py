@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import py_trees
 
-from bt_executive.resources import default_skill_dirs
+from bt_executive.skills.dirs import default_skill_dirs
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.testing.scripted_planner import ScriptedPlanner
 from bt_executive.testing.synthetic_plans import cubes_world, pick_place_plan, running_leaf_factory

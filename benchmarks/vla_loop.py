@@ -43,11 +43,11 @@ from typing import Any
 
 import py_trees
 
-from bt_executive.resources import default_skill_dirs
 from bt_executive.sim.backend import default_scene_path
 from bt_executive.sim.oracle_policy import OraclePolicy
 from bt_executive.sim.scene import Scene
 from bt_executive.skills import SkillCall, SkillManifest, SkillRegistry
+from bt_executive.skills.dirs import default_skill_dirs
 from bt_executive.skills.vla_skill import VlaOptions, VlaSkill
 
 SKILL = "tabletop/vla_manipulate"

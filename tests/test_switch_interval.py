@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from bt_executive.switch_interval import CONTROL_SWITCH_INTERVAL_S, use_control_switch_interval
+from bt_executive.runtime.tuning import CONTROL_SWITCH_INTERVAL_S, use_control_switch_interval
 
 
 def test_the_switch_interval_is_shortened_to_the_control_value_and_never_lengthened() -> None:

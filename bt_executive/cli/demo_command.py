@@ -85,8 +85,7 @@ def run_demo(args: argparse.Namespace) -> int:
     from bt_executive.cli.ros_process import RosProcess
     from bt_executive.cli.run_command import ProgressPrinter
     from bt_executive.cli.task_client import TaskClient
-    from bt_executive.executive.runs_root import default_runs_root
-    from bt_executive.resources import config_dir
+    from bt_executive.runtime.paths import config_dir, default_runs_root
 
     namespace = args.namespace or f"/demo_{os.getpid()}"
     runs_root = Path(args.run_dir) if args.run_dir else default_runs_root()

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bt_executive.executive.runs_root import default_runs_root
+from bt_executive.runtime.paths import default_runs_root
 from bt_executive.trees.exporters import BINARY_FORMATS, FORMATS, export_tree
 
 if TYPE_CHECKING:  # the rest is imported where it is used: every command's --help stays fast
@@ -98,7 +98,7 @@ def plan_tree(path: Path, task: str | None = None) -> py_trees.behaviour.Behavio
     from pydantic import ValidationError
 
     from bt_executive.llm.plan import Plan
-    from bt_executive.resources import default_skill_dirs
+    from bt_executive.skills.dirs import default_skill_dirs
     from bt_executive.skills.registry import SkillRegistry
     from bt_executive.trees.inert_tree import PlaceholderLeafFactory
     from bt_executive.trees.task_tree import TaskTree
@@ -125,7 +125,7 @@ def plan_tree(path: Path, task: str | None = None) -> py_trees.behaviour.Behavio
 
 def yaml_tree(path: Path) -> py_trees.behaviour.Behaviour:
     """A hand-written YAML tree with placeholder leaves; conditions see no world (they are only drawn)."""
-    from bt_executive.resources import default_skill_dirs
+    from bt_executive.skills.dirs import default_skill_dirs
     from bt_executive.skills.errors import ManifestError
     from bt_executive.skills.registry import SkillRegistry
     from bt_executive.trees.inert_tree import PlaceholderLeafFactory

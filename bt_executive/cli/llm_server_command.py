@@ -31,7 +31,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run_llm_server(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
-    from bt_executive.llm.local_model import LocalModelError, LocalModelServer, default_gguf
+    from bt_executive.llm.serving.local_model import LocalModelError, LocalModelServer, default_gguf
 
     if not 0 <= args.port <= 65535:
         sys.stderr.write(f"error: --port {args.port} is not a TCP port\n")

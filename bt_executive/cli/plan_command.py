@@ -63,7 +63,7 @@ def run_plan(args: argparse.Namespace) -> int:
     """Plan, compile and print."""
     from bt_executive.executive.planner_factory import make_planner
     from bt_executive.llm.plan import PlannerError, PlannerRefused
-    from bt_executive.resources import default_skill_dirs
+    from bt_executive.skills.dirs import default_skill_dirs
     from bt_executive.skills.registry import SkillRegistry
     from bt_executive.trees.exporters import export_tree
     from bt_executive.trees.inert_tree import PlaceholderLeafFactory

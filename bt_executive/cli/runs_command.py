@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bt_executive.executive.runs_root import default_runs_root
+from bt_executive.runtime.paths import default_runs_root
 
 if TYPE_CHECKING:  # the run-dir models are imported when a command runs, not for its --help
     from bt_executive.executive.run_dir import RunReader, RunSummary

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from bt_executive.cache_home import cache_dir
+from bt_executive.runtime.paths import cache_dir
 
 if TYPE_CHECKING:
     from bt_executive.skills.world_state import WorldState
@@ -62,7 +62,7 @@ def _simulated(scene: Path, seed: int | None) -> WorldState:
 
 
 def _default_scene() -> Path:
-    from bt_executive.resources import config_dir
+    from bt_executive.runtime.paths import config_dir
 
     return config_dir() / "scenes" / "tabletop.yaml"
 

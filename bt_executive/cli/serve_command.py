@@ -100,8 +100,7 @@ def run_serve(args: argparse.Namespace) -> int:
             profile, registry, llm_config, robot, lambda: executive.front_camera.frame()
         )
     )
-    from bt_executive.gc_freeze import freeze_startup_objects
-    from bt_executive.switch_interval import use_control_switch_interval
+    from bt_executive.runtime.tuning import freeze_startup_objects, use_control_switch_interval
 
     use_control_switch_interval()  # the tick timer must wake on time beside the executor's other threads
     with RosProcess() as process:
@@ -120,7 +119,7 @@ def run_serve(args: argparse.Namespace) -> int:
         process.add(executive.node)
         process.handle_signals(executive.shutdown)
         process.start()
-        frozen = freeze_startup_objects()  # full collections then skip what start-up loaded (gc_freeze)
+        frozen = freeze_startup_objects()  # full collections then skip what start-up loaded (runtime.tuning)
         logging.getLogger("bt_executive.serve").info("%d start-up objects frozen out of full collections", frozen)
         base = executive.node.get_fully_qualified_name()
         if executive.configured:

@@ -13,8 +13,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from bt_executive.resources import default_skill_dirs
 from bt_executive.skills.capabilities import RobotCapabilities
+from bt_executive.skills.dirs import default_skill_dirs
 from bt_executive.skills.errors import ManifestError
 from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.manifest_schema import SCHEMA_PATH, render_manifest_schema
@@ -146,9 +146,9 @@ def handle_errors(error: ManifestError) -> int:
 
 def run_route(args: argparse.Namespace) -> int:
     """Print the router's ranking for a task: id, score, the link that decided it, tool or knowledge."""
-    from bt_executive.llm.embedder import default_embedder
-    from bt_executive.llm.router import Router
-    from bt_executive.resources import catalog_skill_dirs, knowledge_dirs
+    from bt_executive.llm.embedding.embedder import default_embedder
+    from bt_executive.llm.routing.router import Router
+    from bt_executive.skills.dirs import catalog_skill_dirs, knowledge_dirs
     from bt_executive.skills.knowledge import discover_knowledge
 
     dirs = catalog_skill_dirs() if args.catalog else default_skill_dirs()

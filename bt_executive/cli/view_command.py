@@ -22,8 +22,8 @@ import sys
 import threading
 from pathlib import Path
 
-from bt_executive.executive.runs_root import default_runs_root
 from bt_executive.executive.tree_topic import DEFAULT_VIEW_TOPIC
+from bt_executive.runtime.paths import default_runs_root
 
 DEFAULT_PORT = 8765
 

@@ -87,16 +87,16 @@ from bt_executive.executive.markers import WorldMarkers
 from bt_executive.executive.params import ExecutiveParams
 from bt_executive.executive.run_dir import RunWriter, run_listener
 from bt_executive.executive.run_recorder import RunRecorder
-from bt_executive.executive.runs_root import default_runs_root
 from bt_executive.executive.task_intake import INACTIVE, INVALID_GOAL, check_goal
 from bt_executive.executive.tree_topic import TREE_TOPIC, tree_qos
 from bt_executive.executive.world_cache import WorldStateCache
 from bt_executive.llm.plan import Planner
-from bt_executive.resources import default_skill_dirs
+from bt_executive.runtime.paths import default_runs_root
 from bt_executive.skills.action_client_pool import destroy_clients
 from bt_executive.skills.action_skill import open_action_clients
 from bt_executive.skills.call import AttemptRecord
 from bt_executive.skills.capabilities import RobotCapabilities
+from bt_executive.skills.dirs import default_skill_dirs
 from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.ros_robot import RosRobot

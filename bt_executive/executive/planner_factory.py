@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.plan import Planner
-from bt_executive.llm.stub_planner import StubPlanner
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.registry import SkillRegistry
 
 if TYPE_CHECKING:  # llm_planner (numpy, the model client) loads only when an LLM profile is asked for
-    from bt_executive.llm.llm_planner import FrameSource
+    from bt_executive.llm.model.llm_planner import FrameSource
 
 STUB = "stub"
 AUTO = "auto"
@@ -21,7 +21,7 @@ def uses_local_model(profile: str, llm_config: Path | None = None) -> bool:
     """Whether ``profile`` plans with a model this process serves itself (``local``, or ``auto`` falling back to it)."""
     if profile == STUB:
         return False
-    from bt_executive.llm.profiles import load_llm_config
+    from bt_executive.llm.model.profiles import load_llm_config
 
     config = load_llm_config(llm_config)
     seen: set[str] = set()
@@ -46,15 +46,15 @@ def make_planner(
 ) -> Planner:
     """The planner a profile names (a ``vision`` profile sees ``frame_source``'s frames); unknown: an error."""
     if profile == STUB:
-        return StubPlanner(registry)
-    from bt_executive.llm.profiles import load_llm_config
+        return GrammarPlanner(registry)
+    from bt_executive.llm.model.profiles import load_llm_config
 
     config = load_llm_config(llm_config)
     chosen = config.profile(profile)
     if chosen.planner == STUB:
-        return StubPlanner(registry)
+        return GrammarPlanner(registry)
     if chosen.planner == AUTO:
-        from bt_executive.llm.auto_planner import AutoPlanner
+        from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
 
         fallback = chosen.fallback
         if fallback is None:
@@ -63,8 +63,8 @@ def make_planner(
         return AutoPlanner(
             registry, lambda: make_planner(fallback, registry, llm_config, robot), fallback_name=fallback
         )
-    from bt_executive.llm.llm_planner import LLMPlanner  # numpy and the model client: only for a model profile
-    from bt_executive.resources import knowledge_dirs
+    from bt_executive.llm.model.llm_planner import LLMPlanner  # numpy and the model client: only for a model profile
+    from bt_executive.skills.dirs import knowledge_dirs
     from bt_executive.skills.knowledge import discover_knowledge
     from bt_executive.trees.plan_check import require_runnable
 

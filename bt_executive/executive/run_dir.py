@@ -42,8 +42,8 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, Valid
 from bt_executive import __version__
 from bt_executive.executive.run_frames import RunFrames, run_frames
 from bt_executive.executive.run_owner import RunOwner
-from bt_executive.executive.runs_root import default_runs_root
 from bt_executive.llm.plan import Plan
+from bt_executive.runtime.paths import default_runs_root
 from bt_executive.trees.task_context import TaskEvent
 from bt_executive.trees.task_tree import TaskOutcome
 
@@ -151,11 +151,6 @@ class RunWriter:
     def elapsed(self) -> float:
         """Seconds since the run directory was made: the clock of snapshots (and of frames' ``run_t``)."""
         return time.monotonic() - self._started
-
-    @property
-    def events_written(self) -> int:
-        """How many events are in the log so far."""
-        return self._event_count
 
     def event(self, event: TaskEvent) -> None:
         """Append one event and flush it (a crash loses at most the line being written)."""

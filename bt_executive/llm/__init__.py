@@ -1,9 +1,16 @@
 """Planners: turn a task and the world state into a ``Plan`` of skill calls.
 
-``StubPlanner`` needs no model; ``LLMPlanner`` reaches any model litellm
-speaks to. Both implement the small ``Planner`` protocol in ``plan.py``.
+The package exports the plan contract (``plan.py``); each concern has its room:
+
+- ``language/``: the words of tasks (lexicon, task grammar, clause order, quantities, typos);
+- ``grounding/``: which world objects a task's phrases name;
+- ``grammar_planner/``: the default planner's engine, no model (profiles ``auto`` and ``stub``);
+- ``model/``: planning with a model through litellm (palette, prompts, repair, faithfulness);
+- ``serving/``: the local llama.cpp model server;
+- ``routing/`` and ``embedding/``: narrowing a large skill catalog for the model;
+- ``eval/``: the planner and routing evals and their robots.
 """
 
-from bt_executive.llm.stub_planner import MissingSkill, RetriesExhausted, StubPlanner, UnplannableStep
+from bt_executive.llm.plan import Plan, Planner, PlannerError, PlannerRefused, RefusalKind
 
-__all__ = ["MissingSkill", "RetriesExhausted", "StubPlanner", "UnplannableStep"]
+__all__ = ["Plan", "Planner", "PlannerError", "PlannerRefused", "RefusalKind"]

@@ -42,7 +42,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import JsonValue
 
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.sim import arm
 from bt_executive.sim.camera import FrameRenderer, RenderingUnavailable
 from bt_executive.sim.control import TickCommand
@@ -390,12 +390,6 @@ class SimBackend:
             execution = SkillExecution(self, name, raw, timeout, context, lambda: spec.body(context, parsed))
             self._active = execution
             return execution
-
-    def cancel_active(self, reason: str = "cancelled") -> None:
-        """Cancel whatever skill is running (holding position); a no-op when none is."""
-        with self.lock:
-            if self._active is not None:
-                self._active.cancel(reason)
 
     def run_skill(
         self, name: str, args: Mapping[str, JsonValue] | None = None, *, timeout_s: float | None = None

@@ -116,7 +116,7 @@ from rclpy.node import Node
 from rclpy.task import Future
 from unique_identifier_msgs.msg import UUID
 
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.skills.action_client_pool import clients_of, shared_action_client
 from bt_executive.skills.call import SkillCall, SkillResult
 from bt_executive.skills.call import SkillFeedback as SkillFeedback  # re-exported: it lived here first

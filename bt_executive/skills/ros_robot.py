@@ -51,6 +51,7 @@ from rclpy.callback_groups import CallbackGroup, MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 
+from bt_executive.runtime.tuning import use_control_switch_interval
 from bt_executive.skills.leaf import WorldStateSource
 from bt_executive.skills.robot_interface import RobotObservation, SensorStale
 from bt_executive.skills.sensor_msgs_conversion import (
@@ -63,7 +64,6 @@ from bt_executive.skills.sensor_msgs_conversion import (
 )
 from bt_executive.skills.vla_robot_binding import VlaRobotBinding
 from bt_executive.skills.world_state import WorldState
-from bt_executive.switch_interval import use_control_switch_interval
 
 STATE = "joint_state"
 """The name the joint-state stream goes by in staleness reports."""

@@ -52,7 +52,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bt_executive.resources import config_dir, default_skill_dirs
+from bt_executive.runtime.paths import config_dir
+from bt_executive.skills.dirs import default_skill_dirs
 from bt_executive.testing.fake_skill_process import FakeSkillServer
 from bt_executive.testing.fake_skill_script import Outcome
 from bt_executive.testing.golden import DIR_INI, UPDATE_OPTION, GoldenAssert, GoldenFiles

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from bt_executive.llm.local_model import INSTALL_HINT, LocalModelServer, server_available
+from bt_executive.llm.serving.local_model import INSTALL_HINT, LocalModelServer, server_available
 
 REQUIRE_ENV = "BT_EXECUTIVE_REQUIRE_INTERFACES"
 

@@ -17,7 +17,7 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.skills.call import SkillCall
 from bt_executive.skills.errors import ManifestError
 from bt_executive.skills.failures import FailureKind

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.trees.task_tree import TaskOutcome
 
 pytestmark = pytest.mark.ros

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bt_executive.cli.launch_command import LaunchFile
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.skills.errors import ManifestError
 from bt_executive.skills.loader import load_model
 

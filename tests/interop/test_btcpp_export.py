@@ -12,7 +12,7 @@ import behaviortreepy
 import pytest
 
 from bt_executive.cli.export_command import plan_tree, yaml_tree
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.trees.btcpp_runtime import declared_leaves, load_btcpp_tree, without_port_attributes
 from bt_executive.trees.export_btcpp import BTCPP_BUILTINS, btcpp_xml
 

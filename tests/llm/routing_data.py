@@ -10,11 +10,11 @@ import functools
 import sys
 from pathlib import Path
 
-from bt_executive.llm.embedder import CachedEmbedder
-from bt_executive.llm.minilm import MiniLmEmbedder
-from bt_executive.llm.route_item import RouteItem, route_items
-from bt_executive.llm.routing_eval import GoldenRouting, load_golden
-from bt_executive.resources import catalog_skill_dirs, default_skill_dirs, knowledge_dirs
+from bt_executive.llm.embedding.embedder import CachedEmbedder
+from bt_executive.llm.embedding.minilm import MiniLmEmbedder
+from bt_executive.llm.eval.routing_eval import GoldenRouting, load_golden
+from bt_executive.llm.routing.route_item import RouteItem, route_items
+from bt_executive.skills.dirs import catalog_skill_dirs, default_skill_dirs, knowledge_dirs
 from bt_executive.skills.knowledge import KnowledgeSkill, discover_knowledge
 from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.registry import SkillRegistry

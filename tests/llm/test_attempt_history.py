@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bt_executive.llm.attempt_history import AttemptHistory, RetryState, blamed_object, key_of
+from bt_executive.llm.grammar_planner.attempt_history import AttemptHistory, RetryState, blamed_object, key_of
 from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
 from bt_executive.skills.failures import FailureKind
 

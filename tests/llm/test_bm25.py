@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bt_executive.llm.bm25 import Bm25Index, stem, tokenize
+from bt_executive.llm.routing.bm25 import Bm25Index, stem, tokenize
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import zlib
 import numpy as np
 import pytest
 
-from bt_executive.llm.camera_image import encode_png, image_part
+from bt_executive.llm.model.camera_image import encode_png, image_part
 
 
 def _unfilter(rows: np.ndarray, width: int) -> np.ndarray:

@@ -8,8 +8,8 @@ import re
 import jsonschema
 import pytest
 
-from bt_executive.llm.catalog_tools import CatalogTools, catalog_tool_definitions
-from bt_executive.llm.palette import TOOL_NAME_PATTERN
+from bt_executive.llm.model.catalog_tools import CatalogTools, catalog_tool_definitions
+from bt_executive.llm.model.palette import TOOL_NAME_PATTERN
 from tests.llm.routing_data import catalog_skills, shared_embedder
 
 

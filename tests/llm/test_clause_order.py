@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bt_executive.llm.clause_order import reorder_clauses
+from bt_executive.llm.language.clause_order import reorder_clauses
 
 
 @pytest.mark.parametrize(

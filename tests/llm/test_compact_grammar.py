@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bt_executive.llm.compact_grammar import GrammarUnsupported, compact_grammar
+from bt_executive.llm.model.compact_grammar import GrammarUnsupported, compact_grammar
 
 
 def test_a_keyword_it_cannot_express_is_refused_not_dropped() -> None:

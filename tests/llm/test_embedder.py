@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bt_executive.llm.embedder import CachedEmbedder, Embedder, FloatArray, text_key
-from bt_executive.llm.minilm import MiniLmEmbedder
+from bt_executive.llm.embedding.embedder import CachedEmbedder, Embedder, FloatArray, text_key
+from bt_executive.llm.embedding.minilm import MiniLmEmbedder
 from tests.llm.routing_data import shared_embedder
 
 FIXTURE = Path(__file__).parent / "data" / "minilm_vectors.json"
@@ -120,7 +120,7 @@ def test_corrupt_cache_file_is_recomputed_with_a_warning(tmp_path: Path, caplog:
     for path in tmp_path.rglob("*.npy"):
         path.write_bytes(b"not a numpy file")
     inner = CountingEmbedder()
-    with caplog.at_level(logging.WARNING, logger="bt_executive.llm.embedder"):
+    with caplog.at_level(logging.WARNING, logger="bt_executive.llm.embedding.embedder"):
         CachedEmbedder(inner, tmp_path).embed(["go home"])
     assert inner.seen == ["go home"]
     assert "unreadable" in caplog.text

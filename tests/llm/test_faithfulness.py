@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 import yaml
 
-from bt_executive.llm.eval_robots import load_robot
+from bt_executive.llm.eval.eval_robots import load_robot
+from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.model.faithfulness import check_faithful, require_faithful
 from bt_executive.llm.model.grammar_context import grammar_context
 from bt_executive.llm.model.task_reading import read_task, without_data
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind
-from bt_executive.llm.stub_planner import StubPlanner
 from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import GripperState, WorldState
@@ -282,7 +282,7 @@ def test_the_grammar_planners_plans_for_the_tabletop_eval_are_faithful() -> None
     split = robot.split("tuned")
     assert split is not None
     refused = []
-    stub = StubPlanner(robot.registry)
+    stub = GrammarPlanner(robot.registry)
     for task in split.tasks:
         world = split.scenarios[task.scenario].apply(robot.world)
         try:

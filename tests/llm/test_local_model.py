@@ -21,12 +21,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bt_executive.llm.compact_grammar import compact_grammar
-from bt_executive.llm.llm_planner import LLMPlanner
-from bt_executive.llm.object_arguments import object_argument_names, world_ids
+from bt_executive.llm.grounding.object_arguments import object_argument_names, world_ids
+from bt_executive.llm.model.compact_grammar import compact_grammar
+from bt_executive.llm.model.llm_planner import LLMPlanner
+from bt_executive.llm.model.plan_schema import plan_json_schema
+from bt_executive.llm.model.profiles import LLMProfile, load_llm_config
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused
-from bt_executive.llm.plan_schema import plan_json_schema
-from bt_executive.llm.profiles import LLMProfile, load_llm_config
 from bt_executive.sim.backend import SimBackend
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.parameters import validate_arguments

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bt_executive.llm.object_matching import (
+from bt_executive.llm.grounding.object_matching import (
     AmbiguousObject,
     RuledOutObject,
     UnknownObject,

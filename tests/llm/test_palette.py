@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from bt_executive.llm.palette import EXECUTE_SKILL_TOOL, TOOL_NAME_PATTERN, build_palette, tool_names
+from bt_executive.llm.model.palette import EXECUTE_SKILL_TOOL, TOOL_NAME_PATTERN, build_palette, tool_names
 from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import ObjectState, WorldState

@@ -8,8 +8,8 @@ import jsonschema
 import pytest
 from jsonschema.validators import Draft202012Validator
 
-from bt_executive.llm.palette import build_palette
-from bt_executive.llm.plan_schema import plan_json_schema, response_format
+from bt_executive.llm.model.palette import build_palette
+from bt_executive.llm.model.plan_schema import plan_json_schema, response_format
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import ObjectState, WorldState
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bt_executive.llm.plan_validation import ProposedStep, check_plan, check_step
+from bt_executive.llm.model.plan_validation import ProposedStep, check_plan, check_step
 from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.registry import RegisteredSkill, SkillRegistry
 from bt_executive.skills.world_state import ObjectState, WorldState

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from bt_executive.llm.auto_planner import AutoPlanner
-from bt_executive.llm.planner_eval import EvalFile, Scenario, TaskScore, load_eval, run_eval, score, summarise
-from bt_executive.llm.stub_planner import StubPlanner
+from bt_executive.llm.eval.planner_eval import EvalFile, Scenario, TaskScore, load_eval, run_eval, score, summarise
+from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
+from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.sim.backend import SimBackend
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
@@ -62,13 +62,13 @@ def test_auto_refuses_every_must_refuse_task_with_no_call_compiled(auto_scores: 
 def test_no_planner_substitutes_an_object(
     tasks: EvalFile, world: WorldState, skill_registry: SkillRegistry, auto_scores: list[TaskScore]
 ) -> None:
-    stub = run_eval(StubPlanner(skill_registry), tasks.tasks, tasks.scenarios, world, skill_registry)
+    stub = run_eval(GrammarPlanner(skill_registry), tasks.tasks, tasks.scenarios, world, skill_registry)
     assert [s.task for s in [*auto_scores, *stub] if s.substituted] == []
 
 
 def test_a_plan_that_misses_the_goal_fails_its_task(world: WorldState, skill_registry: SkillRegistry) -> None:
     """The scorer can fail: a task whose expected goal the plan does not reach is scored a failure."""
-    from bt_executive.llm.planner_eval import EvalTask
+    from bt_executive.llm.eval.planner_eval import EvalTask
 
     wrong = EvalTask(tier="grammar", task="put the red cube on the plate", goal=("in(red_cube, bowl)",))
     assert not score(AutoPlanner(skill_registry), wrong, Scenario().apply(world), skill_registry).success
@@ -76,8 +76,8 @@ def test_a_plan_that_misses_the_goal_fails_its_task(world: WorldState, skill_reg
 
 def test_a_plan_whose_step_cannot_run_fails_its_task(world: WorldState, skill_registry: SkillRegistry) -> None:
     """A plan is executed step by step: the stub's plan from a world where the gripper is full fails here."""
+    from bt_executive.llm.eval.planner_eval import execute
     from bt_executive.llm.plan import Plan
-    from bt_executive.llm.planner_eval import execute
     from bt_executive.skills.call import SkillCall
 
     plan = Plan(steps=(SkillCall(skill="tabletop/place_on", args={"target": "plate"}),))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from bt_executive.llm.llm_planner import LLMPlanner
-from bt_executive.llm.profiles import LLMProfile
-from bt_executive.llm.synthetic_skills import synthetic_manifests
-from bt_executive.resources import knowledge_dirs
+from bt_executive.llm.eval.synthetic_skills import synthetic_manifests
+from bt_executive.llm.model.llm_planner import LLMPlanner
+from bt_executive.llm.model.profiles import LLMProfile
+from bt_executive.skills.dirs import knowledge_dirs
 from bt_executive.skills.knowledge import KnowledgeSkill, discover_knowledge
 from bt_executive.skills.registry import RegisteredSkill, SkillRegistry
 from bt_executive.skills.world_state import ObjectState, WorldState
@@ -61,7 +61,7 @@ def test_site_knowledge_goes_into_the_system_prompt_and_never_into_the_tools(
 def test_a_skill_the_model_describes_joins_its_tools_and_can_be_planned(
     scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry
 ) -> None:
-    from bt_executive.resources import catalog_skill_dirs
+    from bt_executive.skills.dirs import catalog_skill_dirs
 
     catalog = SkillRegistry.discover(catalog_skill_dirs())
     scripted_llm.queue(ScriptedReply.tool_calls(("describe_skill", {"name": "cleaning/wipe_table"})))

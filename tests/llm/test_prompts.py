@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bt_executive.llm.palette import build_palette
-from bt_executive.llm.prompts import system_prompt, task_message
+from bt_executive.llm.model.palette import build_palette
+from bt_executive.llm.model.prompts import system_prompt, task_message
 from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.failures import FailureKind

@@ -8,10 +8,11 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from bt_executive.llm.embedder import FloatArray
-from bt_executive.llm.enablers import add_enablers
-from bt_executive.llm.route_item import RouteItem, route_item, route_items
-from bt_executive.llm.router import (
+from bt_executive.llm.embedding.embedder import FloatArray
+from bt_executive.llm.eval.synthetic_skills import synthetic_manifests
+from bt_executive.llm.routing.enablers import add_enablers
+from bt_executive.llm.routing.route_item import RouteItem, route_item, route_items
+from bt_executive.llm.routing.router import (
     EXACT,
     Bm25Link,
     Router,
@@ -19,7 +20,6 @@ from bt_executive.llm.router import (
     is_question,
     narrow_palette,
 )
-from bt_executive.llm.synthetic_skills import synthetic_manifests
 from bt_executive.skills.knowledge import KnowledgeSkill
 from tests.llm.routing_data import catalog_skills, shared_embedder, tabletop_skills
 
@@ -80,7 +80,7 @@ class BrokenLink:
 def test_a_link_that_raises_is_logged_and_skipped(caplog: pytest.LogCaptureFixture) -> None:
     items = route_items(tabletop_skills())
     router = Router(items, links=[BrokenLink(), Bm25Link(items)])
-    with caplog.at_level(logging.WARNING, logger="bt_executive.llm.router"):
+    with caplog.at_level(logging.WARNING, logger="bt_executive.llm.routing.router"):
         hits = router.route("open the drawer", 2)
     assert hits[0].id == "tabletop/open_drawer"
     assert "broken" not in hits[0].scores
@@ -98,7 +98,7 @@ class BrokenEmbedder:
 
 def test_an_embedder_that_fails_leaves_the_lexical_links_routing(caplog: pytest.LogCaptureFixture) -> None:
     router = Router(tabletop_skills(), embedder=BrokenEmbedder())
-    with caplog.at_level(logging.WARNING, logger="bt_executive.llm.router"):
+    with caplog.at_level(logging.WARNING, logger="bt_executive.llm.routing.router"):
         hits = router.route("shut the drawer", 1)
     assert hits[0].id == "tabletop/close_drawer"
     assert "embedding" in caplog.text

@@ -17,10 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bt_executive.llm.palette import build_palette
-from bt_executive.llm.prompts import system_prompt, task_message
-from bt_executive.llm.router import DEFAULT_K, Router, narrow_palette
-from bt_executive.llm.routing_eval import (
+from bt_executive.llm.eval.routing_eval import (
     DEFAULT_MRR,
     DEFAULT_P_AT_1,
     GoldenRouting,
@@ -30,7 +27,10 @@ from bt_executive.llm.routing_eval import (
     gate,
     load_golden,
 )
-from bt_executive.llm.synthetic_skills import synthetic_manifests
+from bt_executive.llm.eval.synthetic_skills import synthetic_manifests
+from bt_executive.llm.model.palette import build_palette
+from bt_executive.llm.model.prompts import system_prompt, task_message
+from bt_executive.llm.routing.router import DEFAULT_K, Router, narrow_palette
 from bt_executive.skills.errors import ManifestError
 from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.world_state import ObjectState, WorldState

@@ -1,6 +1,6 @@
 """Skills chosen from their manifests: the home robot of the eval, a user's new skill, typos, amounts, blanks.
 
-Planned with the grammar planner alone (StubPlanner) against the eval's home robot (the shipped skills plus
+Planned with the grammar planner alone (GrammarPlanner) against the eval's home robot (the shipped skills plus
 the catalog's home families, tests/golden/robots/home): no skill id is in planner code, so each case here is
 the manifests' `actions`, `objects`, `language` and preconditions deciding.
 """
@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.language.quantities import QuantityOutOfBounds
+from bt_executive.llm.language.task_grammar import TaskNotUnderstood
 from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
-from bt_executive.llm.stub_planner import StubPlanner
-from bt_executive.llm.task_grammar import TaskNotUnderstood
 from bt_executive.skills.loader import load_model
 from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.registry import SkillRegistry
@@ -26,20 +26,20 @@ HOME = ROOT / "tests" / "golden" / "robots" / "home"
 TABLETOP = ROOT / "tests" / "golden" / "robots" / "tabletop"
 
 
-def _robot(folder: Path, extra: list[Path] | None = None) -> tuple[StubPlanner, WorldState]:
+def _robot(folder: Path, extra: list[Path] | None = None) -> tuple[GrammarPlanner, WorldState]:
     spec = yaml.safe_load((folder / "robot.yaml").read_text())
     registry = SkillRegistry.discover([ROOT / d for d in spec["skills"]] + (extra or []), use_entry_points=False)
-    return StubPlanner(registry), load_model(folder / spec["world"], WorldState)
+    return GrammarPlanner(registry), load_model(folder / spec["world"], WorldState)
 
 
 @pytest.fixture(scope="module")
-def home_far() -> tuple[StubPlanner, WorldState]:
+def home_far() -> tuple[GrammarPlanner, WorldState]:
     """The eval's home world as written: the base at the origin, nothing in the arm's reach."""
     return _robot(HOME)
 
 
 @pytest.fixture(scope="module")
-def home(home_far: tuple[StubPlanner, WorldState]) -> tuple[StubPlanner, WorldState]:
+def home(home_far: tuple[GrammarPlanner, WorldState]) -> tuple[GrammarPlanner, WorldState]:
     """The home world with the base beside everything, so each case is about the skill chosen alone."""
     planner, world = home_far
     near = [obj.model_copy(update={"reachable": True}) for obj in world.objects]
@@ -47,7 +47,7 @@ def home(home_far: tuple[StubPlanner, WorldState]) -> tuple[StubPlanner, WorldSt
 
 
 def test_a_far_object_is_approached_first_and_a_second_drop_approaches_the_bin_again(
-    home_far: tuple[StubPlanner, WorldState],
+    home_far: tuple[GrammarPlanner, WorldState],
 ) -> None:
     planner, world = home_far
     assert _calls(planner.plan("open the fridge", world)) == [
@@ -68,7 +68,7 @@ def test_a_far_object_is_approached_first_and_a_second_drop_approaches_the_bin_a
 
 
 @pytest.fixture(scope="module")
-def tabletop() -> tuple[StubPlanner, WorldState]:
+def tabletop() -> tuple[GrammarPlanner, WorldState]:
     return _robot(TABLETOP)
 
 
@@ -100,13 +100,15 @@ def _calls(plan: Plan) -> list[tuple[str, dict[str, object]]]:
     ],
 )
 def test_the_home_robot_plans_its_tasks_with_the_skill_its_manifests_fit(
-    home: tuple[StubPlanner, WorldState], task: str, calls: list[tuple[str, dict[str, object]]]
+    home: tuple[GrammarPlanner, WorldState], task: str, calls: list[tuple[str, dict[str, object]]]
 ) -> None:
     planner, world = home
     assert _calls(planner.plan(task, world)) == calls
 
 
-def test_open_the_door_with_two_doors_is_refused_as_ambiguous_naming_both(home: tuple[StubPlanner, WorldState]) -> None:
+def test_open_the_door_with_two_doors_is_refused_as_ambiguous_naming_both(
+    home: tuple[GrammarPlanner, WorldState],
+) -> None:
     planner, world = home
     with pytest.raises(PlannerRefused) as refused:
         planner.plan("open the door", world)
@@ -114,7 +116,7 @@ def test_open_the_door_with_two_doors_is_refused_as_ambiguous_naming_both(home: 
 
 
 def test_a_verb_no_skill_of_the_robot_does_on_that_object_is_refused_missing_skill(
-    home: tuple[StubPlanner, WorldState],
+    home: tuple[GrammarPlanner, WorldState],
 ) -> None:
     planner, world = home
     with pytest.raises(PlannerRefused) as refused:
@@ -165,34 +167,34 @@ def test_a_role_that_names_no_parameter_is_refused_at_load() -> None:
         )
 
 
-def test_an_amount_is_converted_to_the_parameters_unit(tabletop: tuple[StubPlanner, WorldState]) -> None:
+def test_an_amount_is_converted_to_the_parameters_unit(tabletop: tuple[GrammarPlanner, WorldState]) -> None:
     planner, world = tabletop
     plan = planner.plan("push the red cube 10 cm to the left", world)
     assert _calls(plan) == [("tabletop/push", {"object": "red_cube", "direction": "left", "distance": 0.1})]
 
 
 def test_an_amount_beyond_the_schemas_bound_is_refused_naming_the_bound(
-    tabletop: tuple[StubPlanner, WorldState],
+    tabletop: tuple[GrammarPlanner, WorldState],
 ) -> None:
     planner, world = tabletop
     with pytest.raises(QuantityOutOfBounds, match=r"maximum 0\.2 m"):
         planner.plan("push the red cube 50 cm left", world)
 
 
-def test_an_amount_no_parameter_takes_is_not_guessed_at(tabletop: tuple[StubPlanner, WorldState]) -> None:
+def test_an_amount_no_parameter_takes_is_not_guessed_at(tabletop: tuple[GrammarPlanner, WorldState]) -> None:
     planner, world = tabletop
     with pytest.raises(TaskNotUnderstood):
         planner.plan("pick up the red cube twice", world)
 
 
-def test_a_typo_is_read_as_the_word_meant_and_the_notes_say_so(tabletop: tuple[StubPlanner, WorldState]) -> None:
+def test_a_typo_is_read_as_the_word_meant_and_the_notes_say_so(tabletop: tuple[GrammarPlanner, WorldState]) -> None:
     planner, world = tabletop
     plan = planner.plan("put teh red cueb on the plate", world)
     assert [c.label() for c in plan.steps] == ["pick(red_cube)", "place_on(plate)"]
     assert '"teh" -> "the", "cueb" -> "cube"' in plan.notes
 
 
-def test_a_colour_is_never_fuzzed_into_another(tabletop: tuple[StubPlanner, WorldState]) -> None:
+def test_a_colour_is_never_fuzzed_into_another(tabletop: tuple[GrammarPlanner, WorldState]) -> None:
     planner, world = tabletop
     with pytest.raises(PlannerRefused) as refused:
         planner.plan("pick up the purple cube", world)
@@ -200,7 +202,7 @@ def test_a_colour_is_never_fuzzed_into_another(tabletop: tuple[StubPlanner, Worl
 
 
 @pytest.mark.parametrize("task", ["", "   ", "x" * 2001])
-def test_a_blank_or_oversized_task_is_refused_at_once(tabletop: tuple[StubPlanner, WorldState], task: str) -> None:
+def test_a_blank_or_oversized_task_is_refused_at_once(tabletop: tuple[GrammarPlanner, WorldState], task: str) -> None:
     planner, world = tabletop
     with pytest.raises(PlannerRefused) as refused:
         planner.plan(task, world)
@@ -219,13 +221,13 @@ def test_a_blank_or_oversized_task_is_refused_at_once(tabletop: tuple[StubPlanne
     ],
 )
 def test_object_words_and_clause_shapes_read_as_a_person_means_them(
-    tabletop: tuple[StubPlanner, WorldState], task: str, labels: list[str]
+    tabletop: tuple[GrammarPlanner, WorldState], task: str, labels: list[str]
 ) -> None:
     planner, world = tabletop
     assert [c.label() for c in planner.plan(task, world).steps] == labels
 
 
-def test_a_size_word_picks_the_clearly_largest_of_the_matches(tabletop: tuple[StubPlanner, WorldState]) -> None:
+def test_a_size_word_picks_the_clearly_largest_of_the_matches(tabletop: tuple[GrammarPlanner, WorldState]) -> None:
     planner, world = tabletop
     big_blue = world.object("blue_cube")
     assert big_blue is not None
@@ -234,19 +236,19 @@ def test_a_size_word_picks_the_clearly_largest_of_the_matches(tabletop: tuple[St
     assert [c.label() for c in planner.plan("pick up the big red cube", world).steps] == ["pick(blue_cube)"]
 
 
-def test_a_size_word_among_equal_sizes_is_refused_as_ambiguous(tabletop: tuple[StubPlanner, WorldState]) -> None:
+def test_a_size_word_among_equal_sizes_is_refused_as_ambiguous(tabletop: tuple[GrammarPlanner, WorldState]) -> None:
     planner, world = tabletop
     with pytest.raises(PlannerRefused) as refused:
         planner.plan("pick up the big cube", world)
     assert refused.value.kind is RefusalKind.AMBIGUOUS
 
 
-def test_a_negated_colour_leaves_out_what_it_names(tabletop: tuple[StubPlanner, WorldState]) -> None:
+def test_a_negated_colour_leaves_out_what_it_names(tabletop: tuple[GrammarPlanner, WorldState]) -> None:
     planner, world = tabletop
     world = world.model_copy(update={"objects": tuple(o for o in world.objects if o.id != "blue_cube")})
     assert [c.label() for c in planner.plan("pick up the cube that is not red", world).steps] == ["pick(green_cube)"]
 
 
-def test_a_skill_default_that_names_nothing_here_is_never_sent(home: tuple[StubPlanner, WorldState]) -> None:
+def test_a_skill_default_that_names_nothing_here_is_never_sent(home: tuple[GrammarPlanner, WorldState]) -> None:
     planner, world = home  # nav/dock's default dock is main_dock; this home's dock is 'dock'
     assert _calls(planner.plan("recharge", world)) == [("nav/dock", {"dock": "dock"})]

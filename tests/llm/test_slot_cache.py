@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from bt_executive.cli.scene_world import scene_world_state
-from bt_executive.llm.llm_planner import LLMPlanner
-from bt_executive.llm.local_model import LocalModelServer, is_serving
-from bt_executive.llm.profiles import LLMProfile, load_llm_config
-from bt_executive.llm.slot_cache import MAX_FILES, SlotCache, model_identity
+from bt_executive.llm.model.llm_planner import LLMPlanner
+from bt_executive.llm.model.profiles import LLMProfile, load_llm_config
+from bt_executive.llm.serving.local_model import LocalModelServer, is_serving
+from bt_executive.llm.serving.slot_cache import MAX_FILES, SlotCache, model_identity
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
@@ -167,7 +167,7 @@ def test_a_cold_planner_saves_its_system_prompt_and_the_next_cold_planner_restor
         first.warm(world)  # no file yet: the prompt is processed, then saved
     finally:
         first.close()
-    caplog.set_level("INFO", logger="bt_executive.llm.slot_cache")
+    caplog.set_level("INFO", logger="bt_executive.llm.serving.slot_cache")
     second = LLMPlanner(_own_server_profile(), skill_registry, tabletop_robot)
     try:
         second.warm(world)

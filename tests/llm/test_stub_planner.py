@@ -1,4 +1,4 @@
-"""StubPlanner: grammar to valid, symbolically executable plans; already-done tasks; replans that learn.
+"""GrammarPlanner: grammar to valid, symbolically executable plans; already-done tasks; replans that learn.
 
 World states come from the real MuJoCo tabletop (layout seed 0: three cubes,
 a green plate, a white bowl, a closed drawer in a cabinet, arm at home),
@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from bt_executive.llm import MissingSkill, RetriesExhausted, StubPlanner, UnplannableStep
-from bt_executive.llm.object_matching import AmbiguousObject, RuledOutObject
+from bt_executive.llm.grammar_planner.planner import GrammarPlanner, MissingSkill, RetriesExhausted, UnplannableStep
+from bt_executive.llm.grounding.object_matching import AmbiguousObject, RuledOutObject
+from bt_executive.llm.language.task_grammar import TaskNotUnderstood
 from bt_executive.llm.plan import Plan, Planner, PlannerError, PlannerRefused
-from bt_executive.llm.task_grammar import TaskNotUnderstood
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.sim.backend import SimBackend
 from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
 from bt_executive.skills.conditions import SymbolicState, bind
@@ -40,9 +40,9 @@ def world() -> Iterator[WorldState]:
 
 
 @pytest.fixture
-def planner(skill_registry: SkillRegistry) -> StubPlanner:
+def planner(skill_registry: SkillRegistry) -> GrammarPlanner:
     """A stub planner over the shipped tabletop skills."""
-    return StubPlanner(skill_registry)
+    return GrammarPlanner(skill_registry)
 
 
 def labels(plan: Plan) -> list[str]:
@@ -149,7 +149,7 @@ GRAMMAR_TABLE: list[tuple[str, list[str]]] = [
 
 @pytest.mark.parametrize(("task", "expected"), GRAMMAR_TABLE, ids=[t for t, _ in GRAMMAR_TABLE])
 def test_each_task_form_plans_the_expected_valid_executable_steps(
-    planner: StubPlanner, world: WorldState, skill_registry: SkillRegistry, task: str, expected: list[str]
+    planner: GrammarPlanner, world: WorldState, skill_registry: SkillRegistry, task: str, expected: list[str]
 ) -> None:
     plan = planner.plan(task, world)
     assert labels(plan) == expected
@@ -157,11 +157,13 @@ def test_each_task_form_plans_the_expected_valid_executable_steps(
     assert_executable(plan, world, skill_registry)
 
 
-def test_the_stub_planner_is_a_planner(planner: StubPlanner) -> None:
+def test_the_stub_planner_is_a_planner(planner: GrammarPlanner) -> None:
     assert isinstance(planner, Planner)
 
 
-def test_the_demo_task_picks_the_red_cube_and_places_it_on_the_plate(planner: StubPlanner, world: WorldState) -> None:
+def test_the_demo_task_picks_the_red_cube_and_places_it_on_the_plate(
+    planner: GrammarPlanner, world: WorldState
+) -> None:
     plan = planner.plan("put the red cube on the green plate", world)
     assert plan.steps == (
         call("pick", object="red_cube").model_copy(update={"rationale": plan.steps[0].rationale}),
@@ -173,8 +175,8 @@ def test_the_demo_task_picks_the_red_cube_and_places_it_on_the_plate(planner: St
 def test_the_same_input_gives_equal_plans(skill_registry: SkillRegistry, world: WorldState) -> None:
     task = "pick up the red cube, put it in the bowl, push the blue cube left then go home"
     attempts = [failed(call("pick", object="red_cube"), FailureKind.COLLISION)]
-    first = StubPlanner(skill_registry).plan(task, away(world), attempts)
-    second = StubPlanner(skill_registry).plan(task, away(world), attempts)
+    first = GrammarPlanner(skill_registry).plan(task, away(world), attempts)
+    second = GrammarPlanner(skill_registry).plan(task, away(world), attempts)
     assert first == second
     assert first.model_dump_json() == second.model_dump_json()
 
@@ -182,30 +184,34 @@ def test_the_same_input_gives_equal_plans(skill_registry: SkillRegistry, world: 
 # -- errors ---------------------------------------------------------------------------------------------
 
 
-def test_an_out_of_grammar_task_names_the_grammar_and_the_llm_planner(planner: StubPlanner, world: WorldState) -> None:
+def test_an_out_of_grammar_task_names_the_grammar_and_the_llm_planner(
+    planner: GrammarPlanner, world: WorldState
+) -> None:
     with pytest.raises(TaskNotUnderstood) as err:
         planner.plan("make me a sandwich", world)
     assert "pick (up) the X" in str(err.value)
     assert "--planner local" in str(err.value)
 
 
-def test_an_ambiguous_phrase_is_a_planner_error_listing_the_candidates(planner: StubPlanner, world: WorldState) -> None:
+def test_an_ambiguous_phrase_is_a_planner_error_listing_the_candidates(
+    planner: GrammarPlanner, world: WorldState
+) -> None:
     with pytest.raises(AmbiguousObject) as err:
         planner.plan("pick up the cube", world)
     assert isinstance(err.value, PlannerError)
     assert "blue_cube, green_cube, red_cube" in str(err.value)
 
 
-def test_a_pronoun_with_nothing_to_refer_to_is_refused(planner: StubPlanner, world: WorldState) -> None:
+def test_a_pronoun_with_nothing_to_refer_to_is_refused(planner: GrammarPlanner, world: WorldState) -> None:
     with pytest.raises(UnplannableStep, match="'it'"):
         planner.plan("put it on the plate", world)
 
 
-def test_a_pronoun_refers_to_the_held_object(planner: StubPlanner, world: WorldState) -> None:
+def test_a_pronoun_refers_to_the_held_object(planner: GrammarPlanner, world: WorldState) -> None:
     assert labels(planner.plan("put it on the plate", holding(world, "green_cube"))) == ["place_on(plate)"]
 
 
-def test_an_unreachable_object_is_refused_naming_the_precondition(planner: StubPlanner, world: WorldState) -> None:
+def test_an_unreachable_object_is_refused_naming_the_precondition(planner: GrammarPlanner, world: WorldState) -> None:
     with pytest.raises(UnplannableStep, match=r"pick\(red_cube\).*reachable\(red_cube\)"):
         planner.plan("pick up the red cube", changed(world, "red_cube", reachable=False))
 
@@ -213,17 +219,17 @@ def test_an_unreachable_object_is_refused_naming_the_precondition(planner: StubP
 def test_a_skill_missing_from_the_registry_is_a_planner_error(skill_registry: SkillRegistry, world: WorldState) -> None:
     registry = _without(skill_registry, "tabletop/pour")
     with pytest.raises(MissingSkill, match="no skill of this robot can pour"):
-        StubPlanner(registry).plan("pour the red cube into the bowl", world)
+        GrammarPlanner(registry).plan("pour the red cube into the bowl", world)
 
 
 def test_without_a_stack_skill_stacking_is_pick_then_place(skill_registry: SkillRegistry, world: WorldState) -> None:
-    plan = StubPlanner(_without(skill_registry, "tabletop/stack")).plan("stack the red cube on the blue cube", world)
+    plan = GrammarPlanner(_without(skill_registry, "tabletop/stack")).plan("stack the red cube on the blue cube", world)
     assert labels(plan) == ["pick(red_cube)", "place_on(blue_cube)"]
 
 
 def test_the_manifests_choose_the_skill_whatever_the_owner(skill_registry: SkillRegistry, world: WorldState) -> None:
     # The owner only orders skills that achieve the same effect; no skill is looked up by owner and name.
-    plan = StubPlanner(skill_registry, owner="other").plan("pick up the red cube", world)
+    plan = GrammarPlanner(skill_registry, owner="other").plan("pick up the red cube", world)
     assert labels(plan) == ["pick(red_cube)"]
 
 
@@ -234,26 +240,26 @@ def _without(registry: SkillRegistry, skill_id: str) -> SkillRegistry:
 # -- already done ---------------------------------------------------------------------------------------
 
 
-def test_a_cube_already_on_the_plate_gives_an_empty_plan(planner: StubPlanner, world: WorldState) -> None:
+def test_a_cube_already_on_the_plate_gives_an_empty_plan(planner: GrammarPlanner, world: WorldState) -> None:
     plan = planner.plan("put the red cube on the green plate", changed(world, "red_cube", supported_by="plate"))
     assert plan.is_done
     assert "already" in plan.notes
 
 
-def test_going_home_when_at_home_gives_an_empty_plan(planner: StubPlanner, world: WorldState) -> None:
+def test_going_home_when_at_home_gives_an_empty_plan(planner: GrammarPlanner, world: WorldState) -> None:
     assert world.at_home
     assert planner.plan("go home", world).is_done
     assert labels(planner.plan("go home", away(world))) == ["home()"]
 
 
-def test_closing_a_closed_drawer_gives_an_empty_plan(planner: StubPlanner, world: WorldState) -> None:
+def test_closing_a_closed_drawer_gives_an_empty_plan(planner: GrammarPlanner, world: WorldState) -> None:
     assert planner.plan("close the drawer", world).is_done
     opened = world.model_copy(update={"drawers": {"drawer": 1.0}})
     assert planner.plan("open the drawer", opened).is_done
     assert labels(planner.plan("close the drawer", opened)) == ["close_drawer(drawer)"]
 
 
-def test_an_object_already_held_is_not_picked_again(planner: StubPlanner, world: WorldState) -> None:
+def test_an_object_already_held_is_not_picked_again(planner: GrammarPlanner, world: WorldState) -> None:
     held = holding(world, "red_cube")
     assert planner.plan("pick up the red cube", held).is_done
     assert labels(planner.plan("put the red cube on the plate", held)) == ["place_on(plate)"]
@@ -261,7 +267,7 @@ def test_an_object_already_held_is_not_picked_again(planner: StubPlanner, world:
 
 
 def test_another_held_object_is_put_down_before_a_pick(
-    planner: StubPlanner, world: WorldState, skill_registry: SkillRegistry
+    planner: GrammarPlanner, world: WorldState, skill_registry: SkillRegistry
 ) -> None:
     held = holding(world, "blue_cube")
     plan = planner.plan("stack the red cube on the green cube", held)
@@ -272,7 +278,7 @@ def test_another_held_object_is_put_down_before_a_pick(
 # -- replanning -------------------------------------------------------------------------------------------
 
 
-def test_not_found_switches_to_another_object_the_phrase_matches(planner: StubPlanner, world: WorldState) -> None:
+def test_not_found_switches_to_another_object_the_phrase_matches(planner: GrammarPlanner, world: WorldState) -> None:
     two = with_copy(world, "red_cube", "red_cube_2")
     pick = call("pick", object="red_cube")
     attempts = [failed(pick, FailureKind.NOT_FOUND, "unknown_object", object="red_cube")]
@@ -282,7 +288,7 @@ def test_not_found_switches_to_another_object_the_phrase_matches(planner: StubPl
 
 
 def test_unreachable_target_switches_and_the_held_object_is_not_picked_again(
-    planner: StubPlanner, world: WorldState
+    planner: GrammarPlanner, world: WorldState
 ) -> None:
     two = holding(with_copy(world, "plate", "plate_2"), "red_cube")
     attempts = [
@@ -292,14 +298,14 @@ def test_unreachable_target_switches_and_the_held_object_is_not_picked_again(
     assert labels(planner.plan("put the red cube on the plate", two, attempts)) == ["place_on(plate_2)"]
 
 
-def test_an_object_gone_from_the_world_state_is_never_chosen(planner: StubPlanner, world: WorldState) -> None:
+def test_an_object_gone_from_the_world_state_is_never_chosen(planner: GrammarPlanner, world: WorldState) -> None:
     two = with_copy(world, "red_cube", "red_cube_2")
     gone = two.model_copy(update={"objects": tuple(o for o in two.objects if o.id != "red_cube")})
     assert labels(planner.plan("pick up the red cube", gone)) == ["pick(red_cube_2)"]
 
 
 def test_not_found_with_no_other_match_is_a_planner_error_naming_what_was_ruled_out(
-    planner: StubPlanner, world: WorldState
+    planner: GrammarPlanner, world: WorldState
 ) -> None:
     attempts = [failed(call("pick", object="red_cube"), FailureKind.NOT_FOUND, object="red_cube")]
     with pytest.raises(RuledOutObject, match="ruled out after failed attempts: red_cube") as raised:
@@ -307,7 +313,7 @@ def test_not_found_with_no_other_match_is_a_planner_error_naming_what_was_ruled_
     assert not isinstance(raised.value, PlannerRefused)  # the world changed; the request itself was fine
 
 
-def test_a_physical_failure_goes_home_then_retries_the_same_call(planner: StubPlanner, world: WorldState) -> None:
+def test_a_physical_failure_goes_home_then_retries_the_same_call(planner: GrammarPlanner, world: WorldState) -> None:
     attempts = [failed(call("pick", object="red_cube"), FailureKind.MISSED_GRASP)]
     plan = planner.plan("put the red cube on the plate", away(world), attempts)
     assert labels(plan) == ["home()", "pick(red_cube)", "place_on(plate)"]
@@ -315,7 +321,7 @@ def test_a_physical_failure_goes_home_then_retries_the_same_call(planner: StubPl
 
 
 def test_the_same_call_failing_after_going_home_ends_with_what_was_tried(
-    planner: StubPlanner, world: WorldState
+    planner: GrammarPlanner, world: WorldState
 ) -> None:
     pick = call("pick", object="red_cube")
     attempts = [
@@ -329,7 +335,7 @@ def test_the_same_call_failing_after_going_home_ends_with_what_was_tried(
 
 
 def test_the_same_call_failing_in_a_later_plan_is_exhausted_even_without_a_home(
-    planner: StubPlanner, world: WorldState
+    planner: GrammarPlanner, world: WorldState
 ) -> None:
     pick = call("pick", object="red_cube")
     attempts = [failed(pick, FailureKind.TIMEOUT), failed(pick, FailureKind.TIMEOUT, plan_index=1)]
@@ -337,19 +343,19 @@ def test_the_same_call_failing_in_a_later_plan_is_exhausted_even_without_a_home(
         planner.plan("pick up the red cube", world, attempts)
 
 
-def test_retries_inside_one_plan_still_earn_the_home_retry(planner: StubPlanner, world: WorldState) -> None:
+def test_retries_inside_one_plan_still_earn_the_home_retry(planner: GrammarPlanner, world: WorldState) -> None:
     pick = call("pick", object="red_cube")
     attempts = [failed(pick, FailureKind.MISSED_GRASP) for _ in range(3)]
     assert labels(planner.plan("pick up the red cube", away(world), attempts)) == ["home()", "pick(red_cube)"]
 
 
-def test_invalid_params_are_not_retried(planner: StubPlanner, world: WorldState) -> None:
+def test_invalid_params_are_not_retried(planner: GrammarPlanner, world: WorldState) -> None:
     attempts = [failed(call("tap", object="red_cube"), FailureKind.INVALID_PARAMS)]
     with pytest.raises(RetriesExhausted, match="invalid_params"):
         planner.plan("tap the red cube", world, attempts)
 
 
-def test_an_effectless_step_that_succeeded_is_not_repeated(planner: StubPlanner, world: WorldState) -> None:
+def test_an_effectless_step_that_succeeded_is_not_repeated(planner: GrammarPlanner, world: WorldState) -> None:
     attempts = [
         ok(call("tap", object="red_cube")),
         failed(call("pick", object="blue_cube"), FailureKind.COLLISION, step=1),
@@ -358,7 +364,7 @@ def test_an_effectless_step_that_succeeded_is_not_repeated(planner: StubPlanner,
     assert labels(plan) == ["home()", "pick(blue_cube)"]
 
 
-def test_steps_whose_effect_a_later_step_undid_are_not_redone(planner: StubPlanner, world: WorldState) -> None:
+def test_steps_whose_effect_a_later_step_undid_are_not_redone(planner: GrammarPlanner, world: WorldState) -> None:
     task = "open the drawer, close it, then pick up the red cube and put it in the bowl, then tap the blue cube"
     done = [ok(call("open_drawer", drawer="drawer")), ok(call("close_drawer", drawer="drawer"))]
     done += [ok(call("pick", object="red_cube")), ok(call("place_on", target="bowl"))]
@@ -367,14 +373,14 @@ def test_steps_whose_effect_a_later_step_undid_are_not_redone(planner: StubPlann
     assert labels(planner.plan(task, in_bowl, attempts)) == ["home()", "tap(blue_cube)"]
 
 
-def test_a_call_that_failed_after_succeeding_is_not_counted_done(planner: StubPlanner, world: WorldState) -> None:
+def test_a_call_that_failed_after_succeeding_is_not_counted_done(planner: GrammarPlanner, world: WorldState) -> None:
     tap = call("tap", object="red_cube")
     attempts = [ok(tap), failed(tap, FailureKind.TIMEOUT, step=1)]
     assert labels(planner.plan("tap the red cube", away(world), attempts)) == ["home()", "tap(red_cube)"]
 
 
 def test_a_replan_loop_against_a_robot_that_always_misses_ends_with_a_planner_error(
-    planner: StubPlanner, world: WorldState
+    planner: GrammarPlanner, world: WorldState
 ) -> None:
     attempts: list[AttemptRecord] = []
     current = world
@@ -410,7 +416,7 @@ def _run_until_pick_fails(plan: Plan, world: WorldState, attempts: list[AttemptR
     ids=["not_found", "collision"],
 )
 def test_every_replan_is_valid_and_symbolically_executable(
-    planner: StubPlanner, world: WorldState, skill_registry: SkillRegistry, attempts: Sequence[AttemptRecord]
+    planner: GrammarPlanner, world: WorldState, skill_registry: SkillRegistry, attempts: Sequence[AttemptRecord]
 ) -> None:
     start = away(with_copy(world, "red_cube", "red_cube_2"))
     plan = planner.plan("put the red cube in the bowl then go home", start, attempts)
@@ -430,7 +436,7 @@ def test_the_executability_check_catches_a_place_without_a_pick(
 
 
 def run_in_sim(
-    planner: StubPlanner, backend: SimBackend, task: str, max_replans: int = 4
+    planner: GrammarPlanner, backend: SimBackend, task: str, max_replans: int = 4
 ) -> tuple[str, list[Plan], list[AttemptRecord]]:
     """A minimal executive: plan, run the steps in the sim, replan with the attempts on a failure."""
     plans: list[Plan] = []
@@ -462,7 +468,7 @@ def run_in_sim(
         "pour the red cube into the bowl then put it on the plate",
     ],
 )
-def test_a_plan_run_in_the_sim_leaves_nothing_to_do(planner: StubPlanner, task: str) -> None:
+def test_a_plan_run_in_the_sim_leaves_nothing_to_do(planner: GrammarPlanner, task: str) -> None:
     backend = SimBackend.from_files(seed=0)
     try:
         reason, plans, attempts = run_in_sim(planner, backend, task)
@@ -474,7 +480,7 @@ def test_a_plan_run_in_the_sim_leaves_nothing_to_do(planner: StubPlanner, task: 
 
 
 @pytest.mark.sim
-def test_in_the_sim_a_vanished_cube_ends_the_task_with_a_clear_planner_error(planner: StubPlanner) -> None:
+def test_in_the_sim_a_vanished_cube_ends_the_task_with_a_clear_planner_error(planner: GrammarPlanner) -> None:
     backend = SimBackend.from_files(seed=0, faults=CONFIG_FAULTS / "object_removed.yaml")
     try:
         reason, _, attempts = run_in_sim(planner, backend, "tap the green cube then put the red cube on the plate")
@@ -486,7 +492,7 @@ def test_in_the_sim_a_vanished_cube_ends_the_task_with_a_clear_planner_error(pla
 
 @pytest.mark.sim
 def test_in_the_sim_a_pick_that_always_misses_goes_home_once_then_gives_up(
-    planner: StubPlanner, tmp_path: Path
+    planner: GrammarPlanner, tmp_path: Path
 ) -> None:
     faults = tmp_path / "always_miss.yaml"
     faults.write_text(
@@ -516,22 +522,22 @@ def test_in_the_sim_a_pick_that_always_misses_goes_home_once_then_gives_up(
     ],
 )
 def test_a_tower_with_no_base_named_stacks_each_cube_on_the_one_before(
-    planner: StubPlanner, world: WorldState, task: str
+    planner: GrammarPlanner, world: WorldState, task: str
 ) -> None:
     assert labels(planner.plan(task, world)) == ["stack(green_cube, blue_cube)", "stack(red_cube, green_cube)"]
 
 
-def test_a_tower_of_one_object_is_a_planner_error_not_a_guess(planner: StubPlanner, world: WorldState) -> None:
+def test_a_tower_of_one_object_is_a_planner_error_not_a_guess(planner: GrammarPlanner, world: WorldState) -> None:
     with pytest.raises(UnplannableStep, match="two objects or more"):
         planner.plan("stack all the red cubes", world)
 
 
-def test_a_count_that_differs_from_the_matches_is_refused_with_them(planner: StubPlanner, world: WorldState) -> None:
+def test_a_count_that_differs_from_the_matches_is_refused_with_them(planner: GrammarPlanner, world: WorldState) -> None:
     with pytest.raises(PlannerRefused) as refused:
         planner.plan("put the two cubes on the plate", world)
     assert refused.value.candidates == ("blue_cube", "green_cube", "red_cube")
 
 
-def test_a_stated_goal_is_planned_as_the_action_that_makes_it_hold(planner: StubPlanner, world: WorldState) -> None:
+def test_a_stated_goal_is_planned_as_the_action_that_makes_it_hold(planner: GrammarPlanner, world: WorldState) -> None:
     plans = [planner.plan(t, world) for t in ("the red cube should be in the bowl", "make sure the drawer is open")]
     assert [labels(p) for p in plans] == [["pick(red_cube)", "place_on(bowl)"], ["open_drawer(drawer)"]]

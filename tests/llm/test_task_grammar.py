@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bt_executive.llm.plan import PlannerError
-from bt_executive.llm.task_grammar import (
+from bt_executive.llm.language.task_grammar import (
     GRAMMAR,
     Intent,
     IntentAction,
@@ -14,6 +13,7 @@ from bt_executive.llm.task_grammar import (
     parse_task,
     split_clauses,
 )
+from bt_executive.llm.plan import PlannerError
 
 A = IntentAction
 

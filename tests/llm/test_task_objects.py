@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bt_executive.llm.task_objects import named_ids
+from bt_executive.llm.grounding.task_objects import named_ids
 from bt_executive.skills.world_state import ObjectState, WorldState
 
 WORLD = WorldState(

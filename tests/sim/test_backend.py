@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from pydantic import JsonValue
 
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.sim import arm
 from bt_executive.sim.backend import BusyError, SimBackend
 from bt_executive.sim.observation import JointCommand

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.sim.backend import SimBackend
 from bt_executive.sim.faults import FaultConfig, MissedGraspFault
 from bt_executive.sim.scene import Scene

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.sim.backend import SimBackend
 from bt_executive.sim.faults import (
     FaultConfig,

@@ -8,7 +8,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.sim import arm
 from bt_executive.sim.kinematics import ArmKinematics, topdown_rotation
 from bt_executive.sim.mjcf import build_mjcf

@@ -9,7 +9,7 @@ from pathlib import Path
 import mujoco
 import pytest
 
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.sim.backend import SimBackend
 from bt_executive.sim.mjcf import build_mjcf
 from bt_executive.sim.scene import Scene

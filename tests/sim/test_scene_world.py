@@ -7,10 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bt_executive.cache_home import CACHE_ENV
 from bt_executive.cli import scene_world
 from bt_executive.cli.scene_world import scene_world_state
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import CACHE_ENV, config_dir
 from bt_executive.sim.backend import SimBackend
 from bt_executive.skills.world_state import WorldState
 

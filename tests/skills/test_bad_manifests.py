@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bt_executive.resources import default_skill_dirs
+from bt_executive.skills.dirs import default_skill_dirs
 from bt_executive.skills.errors import ManifestError
 from bt_executive.skills.loader import load_model
 from bt_executive.skills.manifest import SkillManifest

@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from bt_executive.cli.main import main
-from bt_executive.resources import catalog_skill_dirs, config_dir, default_skill_dirs, knowledge_dirs
+from bt_executive.runtime.paths import config_dir
+from bt_executive.skills.dirs import catalog_skill_dirs, default_skill_dirs, knowledge_dirs
 from bt_executive.skills.knowledge import discover_knowledge
 from bt_executive.skills.manifest import SkillKind
 from bt_executive.skills.registry import SkillRegistry, collect
@@ -148,7 +149,7 @@ def test_few_golden_queries_copy_their_skills_description() -> None:
 
 
 def test_the_held_out_routing_queries_name_only_skills_that_exist() -> None:
-    from bt_executive.llm.routing_eval import load_golden
+    from bt_executive.llm.eval.routing_eval import load_golden
 
     held_out = load_golden(GOLDEN.with_name("routing_heldout.yaml"))
     known = set(SkillRegistry.discover(catalog_skill_dirs(), use_entry_points=False).ids())

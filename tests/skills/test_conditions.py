@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from bt_executive.llm.eval.planner_eval import execute
 from bt_executive.llm.plan import Plan
-from bt_executive.llm.planner_eval import execute
 from bt_executive.skills.call import SkillCall
 from bt_executive.skills.conditions import SymbolicState, apply_step, bind, first_unmet, goal_effects, holds
 from bt_executive.skills.loader import load_model

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bt_executive.resources import knowledge_dirs
+from bt_executive.skills.dirs import knowledge_dirs
 from bt_executive.skills.errors import ManifestError
 from bt_executive.skills.knowledge import (
     MAX_REFERENCE_BYTES,
@@ -115,7 +115,7 @@ def test_shipped_bundles_load_and_include_the_issue_examples() -> None:
 
 
 def test_shipped_bundles_apply_only_to_skills_that_exist() -> None:
-    from bt_executive.resources import catalog_skill_dirs
+    from bt_executive.skills.dirs import catalog_skill_dirs
 
     known = set(SkillRegistry.discover(catalog_skill_dirs(), use_entry_points=False).ids())
     dangling = {s.id: set(s.applies_to) - known for s in discover_knowledge(knowledge_dirs())}

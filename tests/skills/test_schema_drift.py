@@ -6,7 +6,7 @@ import json
 
 from jsonschema import Draft202012Validator
 
-from bt_executive.resources import default_skill_dirs
+from bt_executive.skills.dirs import default_skill_dirs
 from bt_executive.skills.loader import read_yaml_mapping
 from bt_executive.skills.manifest_schema import SCHEMA_PATH, render_manifest_schema
 from bt_executive.skills.registry import manifest_files

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
-from bt_executive.resources import default_skill_dirs
 from bt_executive.skills.call import SkillCall
+from bt_executive.skills.dirs import default_skill_dirs
 from bt_executive.skills.failures import FailureKind
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import GripperState, ObjectState, WorldState

@@ -8,7 +8,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.skills.loader import read_yaml_mapping
 from bt_executive.trees.tree_schema import SCHEMA_PATH, render_tree_schema
 

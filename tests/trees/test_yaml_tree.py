@@ -9,7 +9,7 @@ import pytest
 import yaml
 from py_trees.common import Status
 
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.skills import ManifestError, SkillCall, SkillKind, SkillRegistry, SkillResult, WorldState
 from bt_executive.skills.builtin_skills import make_builtin_leaf
 from bt_executive.skills.leaf import SkillLeaf

@@ -6,7 +6,7 @@ import pytest
 from py_trees.blackboard import Blackboard
 from py_trees.common import Status
 
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.skills import SkillRegistry, SkillResult, WorldState
 from bt_executive.skills.action_skill import RosActionSkill
 from bt_executive.skills.world_state import GripperState, ObjectState

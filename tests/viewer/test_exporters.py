@@ -11,7 +11,7 @@ import pytest
 
 from bt_executive.cli.export_command import plan_tree, yaml_tree
 from bt_executive.cli.main import main
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.testing.golden import GoldenAssert
 from bt_executive.trees.export_btcpp import BTCPP_BUILTINS, btcpp_xml
 from bt_executive.trees.exporters import export_tree

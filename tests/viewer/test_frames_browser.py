@@ -25,7 +25,7 @@ from bt_executive.executive.run_report import write_report
 from bt_executive.executive.viewer.live_feed import LiveFeed
 from bt_executive.executive.viewer.live_frames import LiveFrames
 from bt_executive.executive.viewer.server import LiveSource, ReplaySource, ViewerServer
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from tests.viewer.chromium import HeadlessChromium, chromium_path
 
 pytestmark = [

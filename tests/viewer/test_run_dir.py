@@ -15,7 +15,7 @@ from bt_executive.executive.run_dir import (
     resolve_run,
     slug,
 )
-from bt_executive.executive.runs_root import default_runs_root
+from bt_executive.runtime.paths import default_runs_root
 from bt_executive.trees.task_context import TaskEvent
 
 NOON = datetime(2025, 1, 2, 12, 0, 0, tzinfo=UTC)

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bt_executive.runtime.tuning import CONTROL_SWITCH_INTERVAL_S
 from bt_executive.skills.robot_interface import SensorStale
 from bt_executive.skills.ros_robot import RosRobot
 from bt_executive.skills.sensor_msgs_conversion import image_message, stamp_to_seconds
 from bt_executive.skills.vla_robot_binding import GripperBinding, VlaRobotBinding
-from bt_executive.switch_interval import CONTROL_SWITCH_INTERVAL_S
 from bt_executive.testing import RosHarness
 
 pytestmark = pytest.mark.ros

@@ -34,7 +34,7 @@ from bt_executive.executive.node import ExecutiveNode
 from bt_executive.executive.params import ExecutiveParams
 from bt_executive.executive.planner_factory import make_planner
 from bt_executive.executive.world_cache import WorldStateCache
-from bt_executive.resources import config_dir
+from bt_executive.runtime.paths import config_dir
 from bt_executive.sim.backend import SimBackend
 from bt_executive.sim.oracle_policy import OraclePolicy
 from bt_executive.skills import SkillCall, SkillManifest

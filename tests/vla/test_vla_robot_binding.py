@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import yaml
 
-from bt_executive.llm.stub_planner import StubPlanner
-from bt_executive.resources import config_dir
+from bt_executive.llm.grammar_planner.planner import GrammarPlanner
+from bt_executive.runtime.paths import config_dir
 from bt_executive.skills import SkillManifest, SkillRegistry
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.errors import ManifestError
@@ -88,7 +88,7 @@ def test_on_the_vla_profile_the_stub_planner_routes_put_to_the_vla_skill(skill_r
             ]
         }
     )
-    plan = StubPlanner(registry).plan("put the blue cube in the bowl", world)
+    plan = GrammarPlanner(registry).plan("put the blue cube in the bowl", world)
     assert [(c.skill, c.args) for c in plan.steps] == [
         ("tabletop/vla_manipulate", {"object": "blue_cube", "target": "bowl"})
     ]

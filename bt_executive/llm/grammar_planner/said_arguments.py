@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from text_to_num import text2num  # type: ignore[import-untyped]
 
-from bt_executive.llm.lexicon import load_lexicon
+from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.skills.manifest import SkillManifest
 
 _ARTICLE = r"(?:(?:the|a|an|your|its)\s+)?"

@@ -69,9 +69,9 @@ from pydantic import JsonValue
 
 from bt_executive.llm.grammar_planner.skill_choice import names_category
 from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch, convert, schema_unit
+from bt_executive.llm.language.task_grammar import IntentAction
 from bt_executive.llm.model.task_reading import ClauseReading, Mention, TaskReading, read_task, table_ids
 from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
-from bt_executive.llm.task_grammar import IntentAction
 from bt_executive.skills.call import AttemptRecord, SkillCall
 from bt_executive.skills.conditions import HELD, SymbolicState, atom_holds, bind
 from bt_executive.skills.manifest import Role, SkillManifest

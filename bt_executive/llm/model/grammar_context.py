@@ -19,8 +19,8 @@ import re
 
 from bt_executive.llm.grammar_planner.vocabulary import known_words
 from bt_executive.llm.language.quantities import find_quantities
+from bt_executive.llm.language.task_grammar import Intent, IntentAction
 from bt_executive.llm.model.task_reading import read_task
-from bt_executive.llm.task_grammar import Intent, IntentAction
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
 

@@ -37,19 +37,18 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from bt_executive.llm.clause_order import reorder_clauses
 from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words
-from bt_executive.llm.language.quantities import Quantity, find_quantities
-from bt_executive.llm.language.typos import correct
-from bt_executive.llm.lexicon import Lexicon, load_lexicon
-from bt_executive.llm.object_matching import (
+from bt_executive.llm.grounding.object_matching import (
     ARTICLES,
     NUMBERS,
     expand_phrase,
     match_objects,
     phrase_words,
 )
-from bt_executive.llm.task_grammar import (
+from bt_executive.llm.language.clause_order import reorder_clauses
+from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
+from bt_executive.llm.language.quantities import Quantity, find_quantities
+from bt_executive.llm.language.task_grammar import (
     Intent,
     IntentAction,
     normalise_task,
@@ -58,6 +57,7 @@ from bt_executive.llm.task_grammar import (
     split_clauses,
     ungap,
 )
+from bt_executive.llm.language.typos import correct
 from bt_executive.skills.manifest import ActionVerb
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState

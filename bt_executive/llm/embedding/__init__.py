@@ -1,0 +1,1 @@
+"""Embedding: one MiniLM sentence embedder per process, for routing."""

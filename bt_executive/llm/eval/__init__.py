@@ -1,0 +1,1 @@
+"""Evals: the planner and routing evals, their robots and synthetic catalogs."""

