@@ -277,7 +277,8 @@ def _object_phrases(world: WorldState, lex: Lexicon, only: frozenset[str]) -> li
         named += [ident if ident not in (f"{colour} {category}".strip(), category) else ""]
         phrases += [f"the {words}" for words in named if words]
         plural = f"{category}s"
-        if plural in lex.categories.get(obj.category, ()):
+        every = {o.id for o in world.objects if o.category == obj.category}
+        if plural in lex.categories.get(obj.category, ()) and (not only or every <= only):
             phrases.append(f"all the {plural}")
     phrases += [f"the {' '.join(phrase_words(d))}" for d in world.drawers if not only or d in only]
     return list(dict.fromkeys(phrases))
