@@ -63,6 +63,12 @@ def make_planner(
         return AutoPlanner(
             registry, lambda: make_planner(fallback, registry, llm_config, robot), fallback_name=fallback
         )
+    if chosen.output_mode == "rewrite":  # the model restates the task, the grammar planner plans it
+        from bt_executive.llm.model.rewrite_planner import RewritePlanner
+        from bt_executive.trees.plan_check import require_runnable
+
+        gate = lambda plan, world: require_runnable(plan, registry, world)  # noqa: E731
+        return RewritePlanner(chosen, registry, robot, plan_gate=gate)
     from bt_executive.llm.model.llm_planner import LLMPlanner  # numpy and the model client: only for a model profile
     from bt_executive.skills.dirs import knowledge_dirs
     from bt_executive.skills.knowledge import discover_knowledge

@@ -23,7 +23,7 @@ from bt_executive.runtime.paths import config_dir
 from bt_executive.skills.loader import load_model
 from bt_executive.skills.manifest import SKILL_ID_PATTERN
 
-OutputMode = Literal["tools", "structured"]
+OutputMode = Literal["tools", "structured", "rewrite"]
 _ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 _PROFILE_NAME = r"^[a-z][a-z0-9_\-]{0,63}$"
 
@@ -55,7 +55,13 @@ class LLMProfile(BaseModel):
     model: str = Field(default="", description="litellm model string, e.g. openai/gpt-4o-mini")
     api_base: str | None = Field(default=None, description="base URL of an OpenAI-compatible server")
     api_key_env: str | None = Field(default=None, pattern=_ENV_NAME, description="environment variable with the key")
-    output_mode: OutputMode = Field(default="tools", description="tools: one tool call per step; structured: JSON")
+    output_mode: OutputMode = Field(
+        default="tools",
+        description=(
+            "tools: one tool call per step; structured: JSON; rewrite (llama.cpp): the task restated in the "
+            "robot's language under a GBNF grammar, then planned by the grammar planner (llm/model/rewrite_planner)"
+        ),
+    )
     timeout_s: float = Field(default=60.0, gt=0.0, le=600.0, description="per request")
     max_repairs: int = Field(default=2, ge=0, le=10, description="model turns spent fixing refused calls")
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
@@ -144,6 +150,10 @@ class LLMProfile(BaseModel):
     def _model_for_litellm(self) -> Self:
         if self.planner == "litellm" and not self.model:
             raise ValueError("a litellm profile needs model (a litellm model string such as openai/gpt-4o-mini)")
+        if self.output_mode == "rewrite" and not self.api_base:
+            raise ValueError(
+                "output_mode rewrite needs api_base (a llama.cpp server: its grammar field holds the reply)"
+            )
         if self.local_server is not None and not self.api_base:
             raise ValueError("local_server needs api_base (where to serve the model, e.g. http://127.0.0.1:8765/v1)")
         return self

@@ -1,0 +1,321 @@
+"""The rewrite grammar: the robot's controlled language as a llama.cpp GBNF grammar, built per robot and world.
+
+In ``rewrite`` mode a local model does not write skill calls: it restates a
+task the task grammar could not parse in sentences the task grammar can, and
+the deterministic planner plans those. This module writes the language those
+sentences are in, from the same words the grammar reads: the lexicon's verbs
+(only for forms some skill of this registry serves), the actions the
+registry's skills declare (through the lexicon's ``actions``) and their own
+``language.phrases``, the world's object words (colour, category, id) and
+region names, the lexicon's directions, and amounts in the units the skills'
+parameters take. A reply constrained by it (llama.cpp's ``grammar`` request
+field) always has the shape::
+
+    root    ::= clause (" then " clause){0,2}
+    clause  ::= put-verb " " object " " ("on" | "in") " " object
+              | push-verb " " object " " direction [" " amount]
+              | action-verb [" " object | " " region] [" " amount]
+              | ... | "go home"
+    object  ::= "the red cube" | "the plate" | "all the cubes" | ...
+
+The grammar is held as data (``RewriteGrammar.rules``), rendered to GBNF and
+sampled from the same data, so a test can check that every sentence it allows
+parses with the task grammar.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bt_executive.llm.grounding.object_matching import phrase_words
+from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
+from bt_executive.llm.language.quantities import kind_of, schema_unit
+from bt_executive.llm.language.task_grammar import TaskNotUnderstood, parse_task
+from bt_executive.llm.model.task_reading import read_task
+from bt_executive.skills.manifest import ActionVerb
+from bt_executive.skills.registry import SkillRegistry
+from bt_executive.skills.world_state import WorldState
+
+MAX_CLAUSES = 3
+"""The most clauses a rewrite may have: the eval's longest tasks have three, and a small model loops past that."""
+
+UNIT_WORDS: dict[str, tuple[str, ...]] = {
+    "length": ("cm", "mm", "metres"),
+    "time": ("seconds", "minutes"),
+    "angle": ("degrees",),
+    "count": ("times",),
+}
+"""How a rewrite spells an amount of each kind a skill parameter takes (words the quantities reader knows)."""
+
+_FORM_SHAPES: dict[str, str] = {
+    "pick": "object",
+    "put": "object-on-object",
+    "stack": "object-onto-object",
+    "push": "object-direction",
+    "pour": "object-into-object",
+    "tap": "object",
+    "open": "object",
+    "close": "object",
+}
+"""What follows each form's verb (``task_grammar.GRAMMAR``'s forms)."""
+
+_SKIPPED_VERBS = re.compile(r"^(?:i |make sure|ensure|have$)")
+"""Lexicon put phrases that frame a wish ("i need", "make sure"): they parse, but they are no command to copy."""
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A reference to another rule of the grammar."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Chars:
+    """One character of a class, as GBNF writes it (``[0-9]``)."""
+
+    spec: str
+
+    def sample(self, rng: random.Random) -> str:
+        """One character of the class (only ``a-b`` ranges and single characters are used here)."""
+        choices: list[str] = []
+        spec = self.spec
+        i = 0
+        while i < len(spec):
+            if i + 2 < len(spec) and spec[i + 1] == "-":
+                choices += [chr(c) for c in range(ord(spec[i]), ord(spec[i + 2]) + 1)]
+                i += 3
+            else:
+                choices.append(spec[i])
+                i += 1
+        return rng.choice(choices)
+
+
+Symbol = str | Ref | Chars
+Alternative = tuple[Symbol, ...]
+
+
+@dataclass(frozen=True)
+class RewriteGrammar:
+    """The controlled language of one robot in one world: named rules of alternatives, ``root`` first."""
+
+    rules: dict[str, tuple[Alternative, ...]]
+
+    def gbnf(self) -> str:
+        """The grammar as llama.cpp's GBNF text (one rule a line)."""
+        return "\n".join(f"{name} ::= {render_alternatives(alts)}" for name, alts in self.rules.items()) + "\n"
+
+    def sample(self, rng: random.Random, rule: str = "root") -> str:
+        """One sentence the grammar allows, chosen at random: for tests that every one of them parses."""
+        return "".join(self._expand(symbol, rng) for symbol in rng.choice(self.rules[rule]))
+
+    def _expand(self, symbol: Symbol, rng: random.Random) -> str:
+        if isinstance(symbol, Ref):
+            return self.sample(rng, symbol.name)
+        if isinstance(symbol, Chars):
+            return symbol.sample(rng)
+        return symbol
+
+    def phrases(self, rule: str) -> tuple[str, ...]:
+        """The literal alternatives of a rule of literals (verbs, objects): what the prompt may list."""
+        return tuple("".join(s for s in alt if isinstance(s, str)) for alt in self.rules.get(rule, ()))
+
+
+def render_alternatives(alternatives: Iterable[Alternative]) -> str:
+    """``"a" b | "c"``: alternatives in GBNF, literals JSON-quoted (GBNF's escapes are JSON's)."""
+    return " | ".join(" ".join(_render(s) for s in alt) or '""' for alt in alternatives)
+
+
+def _render(symbol: Symbol) -> str:
+    if isinstance(symbol, Ref):
+        return symbol.name
+    if isinstance(symbol, Chars):
+        return f"[{symbol.spec}]"
+    return json.dumps(symbol)
+
+
+@dataclass(frozen=True)
+class Focus:
+    """What a task names (``task_reading``), to narrow the language to: a rewrite that strays is refused anyway.
+
+    A faithful plan acts only on objects the task names, with verbs the task's verbs allow, in the
+    directions it says (``faithfulness``), so a language without the others loses no faithful rewrite and
+    leaves a small model fewer wrong words to choose. An empty field narrows nothing."""
+
+    objects: frozenset[str] = frozenset()
+    actions: frozenset[ActionVerb] = frozenset()
+    directions: frozenset[str] = frozenset()
+    amounts: tuple[str, ...] | None = None
+    """The amounts as the task says them ("5 centimetres"); None: any amount, (): none."""
+
+
+def task_focus(task: str, world: WorldState, registry: SkillRegistry) -> Focus:
+    """The objects (ids), actions and directions ``task`` names, read as the faithfulness check reads it."""
+    reading = read_task(task, world, registry)
+    named = {i for mention in reading.mentions if not mention.excluded for i in mention.ids}
+    amounts = tuple(dict.fromkeys(q.text for q in reading.amounts))
+    return Focus(frozenset(named), frozenset(reading.actions), frozenset(reading.directions), amounts)
+
+
+def rewrite_grammar(
+    registry: SkillRegistry, world: WorldState, lexicon: Lexicon | None = None, *, focus: Focus = Focus()
+) -> RewriteGrammar:
+    """The controlled language for ``registry``'s skills in ``world`` (see the module docstring), narrowed to
+    what one task names when ``focus`` says it."""
+    lex = lexicon or load_lexicon()
+    declared = {verb for manifest in registry for verb in manifest.actions}
+    wanted = focus.actions or frozenset(declared)
+    rules: dict[str, tuple[Alternative, ...]] = {}
+    clauses: list[Alternative] = []
+    objects = _object_phrases(world, lex, focus.objects) or _object_phrases(world, lex, frozenset())
+    rules["object"] = tuple((p,) for p in objects)
+    form_verbs: set[str] = set()
+    for intent, shape in _FORM_SHAPES.items():
+        if not (declared & wanted).intersection(lex.intent_actions.get(intent, ())):
+            continue  # no skill here serves the form, or the task asks for none of it: it would be refused
+        verbs = [v for v in lex.verbs.get(intent, ()) if not _SKIPPED_VERBS.match(v)]
+        if not verbs:
+            continue
+        form_verbs.update(verbs)
+        verb_rule = f"{intent}-verb"
+        rules[verb_rule] = tuple((v,) for v in verbs)
+        clauses += _form_clauses(Ref(verb_rule), shape)
+    amounts = _amount_kinds(registry) if focus.amounts is None else ["said"] if focus.amounts else []
+    if focus.amounts:
+        rules["amount"] = tuple((a,) for a in focus.amounts)  # the task's own words: no other amount is faithful
+    elif amounts:
+        rules["amount"] = ((Ref("number"), " ", Ref("unit")),)
+        rules["number"] = ((Chars("1-9"),), (Chars("1-9"), Chars("0-9")), (Chars("1-9"), Chars("0-9"), Chars("0-9")))
+        rules["unit"] = tuple((w,) for kind in amounts for w in UNIT_WORDS[kind])
+    if "push-verb" in rules:
+        rules["direction"] = tuple((d,) for d in lex.directions if not focus.directions or d in focus.directions)
+        if amounts:
+            clauses.append((Ref("push-verb"), " ", Ref("object"), " ", Ref("direction"), " ", Ref("amount")))
+    actions = _action_phrases(registry, declared & wanted, lex, form_verbs)
+    if actions:
+        places = [*objects, *_region_phrases(world, focus.objects)]
+        rules["place"] = tuple((p,) for p in places)
+        amount = f" {_sentence(rules['amount'][0])}" if amounts else None
+        skill_phrases = {p for manifest in registry for p in manifest.language.phrases}
+        shapes: list[tuple[str, Alternative, list[str]]] = [
+            ("act-bare", (), [""]),
+            ("act-place", (" ", Ref("place")), [f" {p}" for p in places[:3]]),
+        ]
+        if amount is not None:
+            shapes.append(("act-amount", (" ", Ref("amount")), [amount]))
+            shapes.append(("act-place-amount", (" ", Ref("place"), " ", Ref("amount")), [f" {places[0]}{amount}"]))
+        for rule, tail, probes in shapes:
+            # A verb phrase joins a shape only when the task grammar reads it so ("look at" needs an object).
+            fitting = [a for a in actions if all(_parses(a + probe, skill_phrases) for probe in probes)]
+            if fitting:
+                rules[rule] = tuple((p,) for p in fitting)
+                clauses.append((Ref(rule), *tail))
+    if any("at_home" in effect for manifest in registry for effect in manifest.effects):
+        clauses.append(("go home",))
+    rules["clause"] = tuple(clauses)
+    root: list[Alternative] = []
+    for n in range(1, MAX_CLAUSES + 1):
+        chain: list[Symbol] = [Ref("clause")]
+        for _ in range(n - 1):
+            chain += [" then ", Ref("clause")]
+        root.append(tuple(chain))
+    return RewriteGrammar(_pruned({"root": tuple(root), **rules}))
+
+
+def _pruned(rules: dict[str, tuple[Alternative, ...]]) -> dict[str, tuple[Alternative, ...]]:
+    """The rules without empty ones and the alternatives that need them (a world with no objects: no object)."""
+    while True:
+        empty = {name for name, alternatives in rules.items() if not alternatives}
+        if not empty:
+            return rules
+        rules = {
+            name: tuple(a for a in alternatives if not any(isinstance(s, Ref) and s.name in empty for s in a))
+            for name, alternatives in rules.items()
+            if name not in empty
+        }
+
+
+def _sentence(alternative: Alternative) -> str:
+    """A sentence of one alternative, with "2 cm" for a generic amount: a probe for the task grammar."""
+    return "".join(s if isinstance(s, str) else "2 cm" if s == Ref("number") else "" for s in alternative)
+
+
+def _form_clauses(verb: Ref, shape: str) -> list[Alternative]:
+    obj = Ref("object")
+    if shape == "object":
+        return [(verb, " ", obj)]
+    if shape == "object-on-object":
+        return [(verb, " ", obj, " on ", obj), (verb, " ", obj, " in ", obj)]
+    if shape == "object-onto-object":
+        return [(verb, " ", obj, " on ", obj)]
+    if shape == "object-into-object":
+        return [(verb, " ", obj, " into ", obj)]
+    return [(verb, " ", obj, " ", Ref("direction"))]
+
+
+def _object_phrases(world: WorldState, lex: Lexicon, only: frozenset[str]) -> list[str]:
+    """How a rewrite names the world's objects (those in ``only``, if any are): "the red cube", "the plate",
+    "the m7", "all the cubes". A phrase that names several objects here ("the cube" among three) is left
+    out: the grammar planner would refuse it as ambiguous. No "it": every clause names its object, so a
+    pronoun never refers to nothing."""
+    phrases: list[str] = []
+    kinds = Counter(obj.category for obj in world.objects)
+    looks = Counter((obj.colour, obj.category) for obj in world.objects)
+    for obj in world.objects:
+        if only and obj.id not in only:
+            continue
+        category = " ".join(phrase_words(obj.category))
+        colour = " ".join(phrase_words(obj.colour))
+        ident = " ".join(phrase_words(obj.id))
+        named = [f"{colour} {category}".strip() if looks[(obj.colour, obj.category)] == 1 else ""]
+        named += [category if kinds[obj.category] == 1 else ""]
+        named += [ident if ident not in (f"{colour} {category}".strip(), category) else ""]
+        phrases += [f"the {words}" for words in named if words]
+        plural = f"{category}s"
+        every = {o.id for o in world.objects if o.category == obj.category}
+        if plural in lex.categories.get(obj.category, ()) and (not only or every <= only):
+            phrases.append(f"all the {plural}")
+    phrases += [f"the {' '.join(phrase_words(d))}" for d in world.drawers if not only or d in only]
+    return list(dict.fromkeys(phrases))
+
+
+def _parses(sentence: str, skill_phrases: set[str]) -> bool:
+    try:
+        parse_task(sentence, skill_phrases)
+    except TaskNotUnderstood:
+        return False
+    return True
+
+
+def _region_phrases(world: WorldState, only: frozenset[str]) -> list[str]:
+    return [f"the {' '.join(phrase_words(r))}" for r in world.regions if not only or r in only]
+
+
+def _action_phrases(
+    registry: SkillRegistry, declared: set[ActionVerb], lex: Lexicon, form_verbs: set[str]
+) -> list[str]:
+    """Verb phrases for what the skills declare beyond the forms: the lexicon's for their actions, their own."""
+    phrases = [p for verb in sorted(declared) for p in lex.actions.get(verb, ())]
+    phrases += [p for manifest in registry if declared & set(manifest.actions) for p in manifest.language.phrases]
+    return [p for p in dict.fromkeys(phrases) if p not in form_verbs]
+
+
+def _amount_kinds(registry: SkillRegistry) -> list[str]:
+    """The kinds of amount (length, time, ...) some skill parameter here takes, in ``UNIT_WORDS``' order."""
+    kinds: set[str] = set()
+    for manifest in registry:
+        properties = (manifest.parameters or {}).get("properties", {})
+        for schema in properties.values() if isinstance(properties, dict) else ():
+            unit = schema_unit(schema) if isinstance(schema, dict) else None
+            if unit is None:
+                continue
+            try:
+                kinds.add(kind_of(unit))
+            except ValueError:
+                continue
+    return [k for k in UNIT_WORDS if k in kinds]
