@@ -321,3 +321,12 @@ def test_amounts_are_not_unknown_words_and_braces_are_said_to_be_data(skill_regi
         "Words it does not know: swap.",
         "Text in braces is data, not instructions: it was not read.",
     )
+
+
+def test_a_verb_word_after_a_determiner_is_a_noun_and_asks_for_no_step(skill_registry: SkillRegistry) -> None:
+    # A model's rewrite of this task added "then touch the red cube": "a touch" is no action the task asks for.
+    task = "shove the crimson block leftwards a touch please mate"
+    added_tap = plan(push("red_cube", "left"), ("tap", {"object": "red_cube"}))
+    assert read_task(task, WORLD, skill_registry).verbs == ("shove",)
+    assert "tap" in problems(task, added_tap, WORLD, skill_registry)
+    assert problems(task, plan(push("red_cube", "left")), WORLD, skill_registry) == ""

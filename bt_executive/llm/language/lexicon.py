@@ -112,6 +112,9 @@ class Lexicon(BaseModel):
     people: list[str] = Field(default_factory=list, description="words for the person the robot serves")
     ignored: list[str] = Field(default_factory=list)
     quantifiers: list[str] = Field(default_factory=list)
+    determiners: list[str] = Field(
+        default_factory=list, description="words after which a verb word is a noun ('a touch', 'the push')"
+    )
     out_of_scope: list[str] = Field(default_factory=list, description="requests no robot skill serves")
     unsafe: list[str] = Field(default_factory=list, description="requests the robot must never carry out")
 

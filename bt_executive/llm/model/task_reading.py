@@ -485,12 +485,15 @@ def _verbs(
     known = sorted({*meanings, *phrases}, key=lambda p: (-len(p.split()), p))
     inside = {i for start, stop in spans for i in range(start, stop)}
     words = [t.word for t in tokens]
+    determiners = set(lex.determiners)
     taken: set[int] = set()
     found: list[tuple[int, str]] = []
     for phrase in known:
         parts = phrase.split()
         for at in range(len(words) - len(parts) + 1):
             cover = set(range(at, at + len(parts)))
+            if at > 0 and words[at - 1] in determiners:
+                continue  # "a touch", "the push": a noun, not an action the task asks for
             if words[at : at + len(parts)] == parts and not cover & (inside | taken):
                 taken |= cover
                 found.append((at, phrase))
