@@ -39,6 +39,12 @@ setup(
         "bt_executive.skills": [],
         # In-process VLA policies: "name = module:factory".
         "bt_executive.policies": [f"oracle = {PACKAGE}.sim.oracle_policy:OraclePolicy"],
+        # Planner kinds, ours registered like any other distribution's: "kind = module:factory".
+        "bt_executive.planners": [
+            f"stub = {PACKAGE}.llm.grammar_planner.plugin:stub",
+            f"auto = {PACKAGE}.llm.grammar_planner.plugin:auto",
+            f"litellm = {PACKAGE}.llm.model.plugin:litellm",
+        ],
         "pytest11": [f"{PACKAGE} = {PACKAGE}.testing"],
     },
 )

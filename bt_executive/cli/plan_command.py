@@ -62,7 +62,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run_plan(args: argparse.Namespace) -> int:
     """Plan, compile and print."""
     from bt_executive.executive.planner_factory import make_planner
-    from bt_executive.llm.plan import PlannerError, PlannerRefused
+    from bt_executive.llm.plan import ClosablePlanner, PlannerError, PlannerRefused
     from bt_executive.skills.dirs import default_skill_dirs
     from bt_executive.skills.registry import SkillRegistry
     from bt_executive.trees.exporters import export_tree
@@ -95,9 +95,8 @@ def run_plan(args: argparse.Namespace) -> int:
         sys.stderr.write(f"planner_error: {err}\n")
         return 1
     finally:
-        close = getattr(planner, "close", None)
-        if callable(close):
-            close()  # a local model this planner started
+        if isinstance(planner, ClosablePlanner):
+            planner.close()  # a local model this planner started
     if args.json:
         print(plan.model_dump_json(indent=2))
         return 0

@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from bt_executive.llm.plan import Planner
+from bt_executive.llm.plan import ClosablePlanner, Planner, WarmablePlanner
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
 
@@ -81,8 +81,7 @@ class PlannerCache:
                 if self._closed:  # shut down before the thread ran: nothing to warm
                     return
                 planner = self(profile, registry)
-                warm = getattr(planner, "warm", None)
-                if not callable(warm):
+                if not isinstance(planner, WarmablePlanner):
                     return
                 deadline = time.monotonic() + world_wait_s
                 state = world()
@@ -92,7 +91,7 @@ class PlannerCache:
                 if state is None or self._closed:
                     return
                 started = time.monotonic()
-                warm(state)
+                planner.warm(state)
                 _log.info("planner %s warm in %.1f s", profile, time.monotonic() - started)
             except Exception as err:  # a task will meet the same problem and report it as planner_error
                 if not self._closed:  # at shutdown a cut-off warm-up is expected
@@ -129,9 +128,8 @@ class PlannerCache:
 def _close_all(planners: list[Planner]) -> None:
     """Close each planner that has something to close (a local model's server)."""
     for planner in planners:
-        close = getattr(planner, "close", None)
-        if callable(close):
+        if isinstance(planner, ClosablePlanner):
             try:
-                close()
+                planner.close()
             except Exception as err:  # one planner's failure must not keep the others open
                 _log.warning("closing a planner failed: %s", err)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.plan import Planner
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.registry import SkillRegistry
@@ -44,45 +43,24 @@ def make_planner(
     robot: RobotCapabilities | None = None,
     frame_source: FrameSource | None = None,
 ) -> Planner:
-    """The planner a profile names (a ``vision`` profile sees ``frame_source``'s frames); unknown: an error."""
-    if profile == STUB:
-        return GrammarPlanner(registry)
-    from bt_executive.llm.model.profiles import load_llm_config
+    """The planner a profile names, built by its kind's plugin (``llm/plugins.py``); unknown: an error.
 
-    config = load_llm_config(llm_config)
-    chosen = config.profile(profile)
-    if chosen.planner == STUB:
-        return GrammarPlanner(registry)
-    if chosen.planner == AUTO:
-        from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
-
-        fallback = chosen.fallback
-        if fallback is None:
-            return AutoPlanner(registry)
-        # The model is built (litellm imported, its server started) only when a task needs it.
-        return AutoPlanner(
-            registry, lambda: make_planner(fallback, registry, llm_config, robot), fallback_name=fallback
-        )
-    if chosen.output_mode == "rewrite":  # the model restates the task, the grammar planner plans it
-        from bt_executive.llm.model.rewrite_planner import RewritePlanner
-        from bt_executive.trees.plan_check import require_runnable
-
-        gate = lambda plan, world: require_runnable(plan, registry, world)  # noqa: E731
-        return RewritePlanner(chosen, registry, robot, plan_gate=gate)
-    from bt_executive.llm.model.llm_planner import LLMPlanner  # numpy and the model client: only for a model profile
-    from bt_executive.skills.dirs import knowledge_dirs
-    from bt_executive.skills.knowledge import discover_knowledge
+    A ``vision`` profile sees ``frame_source``'s frames; a model planner repairs against the executive's own
+    plan check.
+    """
+    from bt_executive.llm.model.profiles import LLMProfile, load_llm_config
+    from bt_executive.llm.plugins import PlannerRequest, planner_factory
     from bt_executive.trees.plan_check import require_runnable
 
-    knowledge = discover_knowledge(knowledge_dirs())
-    # The model sees the executive's own plan check as repair text (pick(table), a step that can never start),
-    # so a bad plan is mended or refused in the planner, before the task tree would refuse it.
-    return LLMPlanner.from_config(
-        profile,
-        registry,
-        robot,
-        config_path=llm_config,
-        knowledge=knowledge,
+    # "stub" needs no profiles file.
+    chosen = LLMProfile(name=STUB, planner=STUB) if profile == STUB else load_llm_config(llm_config).profile(profile)
+    request = PlannerRequest(
+        profile=chosen,
+        registry=registry,
+        robot=robot,
+        llm_config=llm_config,
         frame_source=frame_source,
+        build=lambda name: make_planner(name, registry, llm_config, robot),
         plan_gate=lambda plan, world: require_runnable(plan, registry, world),
     )
+    return planner_factory(chosen.planner)(request)

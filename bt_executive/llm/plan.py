@@ -100,3 +100,35 @@ class Planner(Protocol):
     def plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> Plan:
         """Return a plan for ``task`` given the world and what was already tried."""
         ...
+
+
+# Optional abilities a planner may have, each named so callers test for it with isinstance, not by probing.
+
+
+@runtime_checkable
+class ContextPlanner(Protocol):
+    """A planner that takes hints with the task: what the grammar read of it, the ids it names."""
+
+    def plan_with_context(
+        self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord], context: Sequence[str]
+    ) -> Plan:
+        """``plan`` with ``context`` lines for the model (never instructions; the task stays data)."""
+        ...
+
+
+@runtime_checkable
+class WarmablePlanner(Protocol):
+    """A planner with something slow to start (a local model, its prompt cache) that can start before a task."""
+
+    def warm(self, world_state: WorldState) -> None:
+        """Start what the first plan would wait for."""
+        ...
+
+
+@runtime_checkable
+class ClosablePlanner(Protocol):
+    """A planner that holds something to release (a model server it started)."""
+
+    def close(self) -> None:
+        """Release it; the planner may be asked to plan again afterwards and restart it."""
+        ...

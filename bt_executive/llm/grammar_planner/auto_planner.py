@@ -22,7 +22,6 @@ is checked by the task tree before anything moves::
 
 from __future__ import annotations
 
-import inspect
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -34,7 +33,17 @@ from bt_executive.llm.language.task_grammar import TaskNotUnderstood, normalise_
 from bt_executive.llm.language.verb_lexicon import verbs_in
 from bt_executive.llm.model.faithfulness import require_faithful
 from bt_executive.llm.model.grammar_context import grammar_context
-from bt_executive.llm.plan import Plan, Planner, PlannerError, PlannerRefused, RefusalKind, refuse_unreadable
+from bt_executive.llm.plan import (
+    ClosablePlanner,
+    ContextPlanner,
+    Plan,
+    Planner,
+    PlannerError,
+    PlannerRefused,
+    RefusalKind,
+    WarmablePlanner,
+    refuse_unreadable,
+)
 from bt_executive.skills.call import AttemptRecord
 from bt_executive.skills.manifest import ActionVerb
 from bt_executive.skills.registry import SkillRegistry
@@ -89,18 +98,17 @@ class AutoPlanner:
 
     def warm(self, world_state: WorldState) -> None:
         """Build the fallback model's planner and warm it (its local server, its prompt), before a task needs it."""
-        planner = self._fallback_planner()
-        warm = getattr(planner, "warm", None)
-        if callable(warm):
-            warm(world_state)
+        planner: object = self._fallback_planner()  # what it can do beyond plan() is asked by isinstance
+        if isinstance(planner, WarmablePlanner):
+            planner.warm(world_state)
 
     def close(self) -> None:
         """Close the fallback planner (stopping a local model it started), if one was built."""
         with self._fallback_lock:
-            planner, self._fallback = self._fallback, None
-        close = getattr(planner, "close", None)
-        if callable(close):
-            close()
+            planner: object = self._fallback
+            self._fallback = None
+        if isinstance(planner, ClosablePlanner):
+            planner.close()
 
     def _fallback_planner(self) -> Planner | None:
         with self._fallback_lock:
@@ -117,8 +125,8 @@ class AutoPlanner:
         ids = named_ids(task, world)
         if ids:
             context.append(f"Objects the task names: {', '.join(ids)}.")
-        if "context" in inspect.signature(planner.plan).parameters:
-            plan: Plan = planner.plan(task, world, prior_attempts, context=context)  # type: ignore[call-arg]
+        if isinstance(planner, ContextPlanner):
+            plan = planner.plan_with_context(task, world, prior_attempts, context)
         else:
             plan = planner.plan(task, world, prior_attempts)
         # Whatever the fallback (an LLMPlanner has checked and repaired its plan already): no unfaithful plan out.

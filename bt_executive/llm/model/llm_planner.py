@@ -197,6 +197,12 @@ class LLMPlanner:
 
     # -- the Planner protocol ---------------------------------------------------------------------
 
+    def plan_with_context(
+        self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord], context: Sequence[str]
+    ) -> Plan:
+        """``plan`` with the caller's context (``ContextPlanner``)."""
+        return self.plan(task, world_state, prior_attempts, context=context)
+
     def plan(
         self,
         task: str,

@@ -47,7 +47,11 @@ class LLMProfile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(pattern=_PROFILE_NAME)
-    planner: Literal["stub", "auto", "litellm"] = "litellm"
+    planner: str = Field(
+        default="litellm",
+        pattern=_PROFILE_NAME,
+        description="the planner kind: stub, auto, litellm, or a plugin's (entry-point group bt_executive.planners)",
+    )
     fallback: str | None = Field(
         default=None, pattern=_PROFILE_NAME, description="auto: the profile that plans what the grammar cannot parse"
     )
@@ -203,8 +207,21 @@ class LLMConfig(BaseModel):
             raise ValueError(f"default profile {self.default!r} is not among {sorted(self.profiles)}")
         for profile in self.profiles.values():
             fallback = profile.fallback
-            if fallback is not None and (fallback not in self.profiles or self.profiles[fallback].planner != "litellm"):
-                raise ValueError(f"profiles.{profile.name}.fallback: {fallback!r} is not a model profile of this file")
+            if fallback is not None and (
+                fallback not in self.profiles or self.profiles[fallback].planner in ("auto", "stub")
+            ):
+                raise ValueError(
+                    f"profiles.{profile.name}.fallback: {fallback!r} is not a profile of this file"
+                    " that plans past the grammar"
+                )
+        from bt_executive.llm.plugins import planner_kinds
+
+        kinds = planner_kinds()
+        for profile in self.profiles.values():
+            if kinds and profile.planner not in kinds:
+                raise ValueError(
+                    f"profiles.{profile.name}.planner: {profile.planner!r} is not installed; kinds: {', '.join(kinds)}"
+                )
         return self
 
     def profile(self, name: str | None = None) -> LLMProfile:

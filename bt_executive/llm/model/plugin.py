@@ -1,0 +1,33 @@
+"""The model planner's kind (``planner: litellm``), registered in setup.py like any third party's."""
+
+from __future__ import annotations
+
+from bt_executive.llm.plan import Planner
+from bt_executive.llm.plugins import PlannerRequest
+
+
+def litellm(request: PlannerRequest) -> Planner:
+    """A model profile: skill calls through litellm, or (``output_mode: rewrite``) a restatement the grammar plans.
+
+    Either way the model sees the caller's plan check (``request.plan_gate``: the executive's own) as repair
+    text (pick(table), a step that can never start), so a bad plan is mended or refused in the planner.
+    """
+    registry, gate = request.registry, request.plan_gate
+
+    if request.profile.output_mode == "rewrite":
+        from bt_executive.llm.model.rewrite_planner import RewritePlanner
+
+        return RewritePlanner(request.profile, registry, request.robot, plan_gate=gate)
+    from bt_executive.llm.model.llm_planner import LLMPlanner  # numpy and the model client: only for a model
+    from bt_executive.skills.dirs import knowledge_dirs
+    from bt_executive.skills.knowledge import discover_knowledge
+
+    return LLMPlanner.from_config(
+        request.profile.name,
+        registry,
+        request.robot,
+        config_path=request.llm_config,
+        knowledge=discover_knowledge(knowledge_dirs()),
+        frame_source=request.frame_source,
+        plan_gate=gate,
+    )
