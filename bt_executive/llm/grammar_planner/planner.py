@@ -215,6 +215,8 @@ class _PlanBuilder:
         self.antecedent: str | None = None
         """The object the last object phrase named: what 'the green one' takes its kind from."""
         self.goal: list[Predicate] = []
+        self.last_actions: frozenset[ActionVerb] = frozenset()
+        """The action verbs of the clause that emitted the last step through ``act``."""
         self.depth = 0
         # Calls that succeeded in earlier attempts, so a replan does not repeat them (see already_done).
         self.done_left: Counter[str] = Counter(history.succeeded)
@@ -760,7 +762,19 @@ class _PlanBuilder:
         if wanted and all(self.state.holds(w) for w in wanted):
             self.skip(SkillCall(skill=skill, args=args).label(), wanted[0])
             return
+        if self.restates(skill, args, intent, actions):
+            self.notes.append(f"{intent.clause!r}: the same {SkillCall(skill=skill, args=args).label()} as before")
+            return
         self.emit(skill, args, intent.clause)
+        self.last_actions = actions
+
+    def restates(self, skill: str, args: dict[str, JsonValue], intent: Intent, actions: frozenset[ActionVerb]) -> bool:
+        """Whether a clause says again what the clause before it did, by going ("go to the charger and
+        dock" is one dock): the same call, the step just before, and one of the two clauses a going verb."""
+        if not self.steps or call_key(self.steps[-1].skill, self.steps[-1].args) != call_key(skill, args):
+            return False
+        going = ActionVerb.NAVIGATE in actions | self.last_actions
+        return going and self.steps[-1].rationale != intent.clause[:_RATIONALE_LIMIT]
 
     def referent(self, intent: Intent, skills: list[SkillManifest]) -> Referent | None:
         """What the clause acts on: a region it names, else the object among those some skill fits."""

@@ -39,6 +39,7 @@ that may match several objects.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Collection, Iterable, Sequence
@@ -145,6 +146,9 @@ def match_objects(
     phrase: str, world: WorldState, *, exclude: Collection[str] = (), among: Collection[str] | None = None
 ) -> ObjectMatch:
     """The ids ``phrase`` matches by the first rule that matches any, sorted; empty when none does."""
+    near = _nearest_to(phrase, world, exclude=exclude, among=among)
+    if near is not None:
+        return near
     refined = _refined(phrase, world, exclude=exclude, among=among)
     if refined is not None:
         return refined
@@ -179,6 +183,7 @@ def match_objects(
         substring = [o.id for o in pool if starts_word.search(o.id)]
         if substring:
             return with_same_kind(substring, "substring")
+    words = _with_phrase_synonyms(words)
     table = synonyms()
     # A word some object here has is its own meaning: "counter" is the counter, where there is one, not a table.
     own = {w for o in pool for w in object_words(o, container=False)}
@@ -212,6 +217,51 @@ def match_objects(
         if found.ids:
             return found
     return ObjectMatch(phrase=phrase, ids=())
+
+
+def _with_phrase_synonyms(words: tuple[str, ...]) -> tuple[str, ...]:
+    """``words`` with each several-word synonym as its one category word ("charging station" -> dock)."""
+    text = f" {' '.join(words)} "
+    for said, canonical in sorted(load_lexicon().phrase_synonyms().items(), key=lambda kv: -len(kv[0])):
+        text = text.replace(f" {said} ", f" {canonical} ")
+    return tuple(text.split())
+
+
+@functools.cache
+def _nearness() -> re.Pattern[str]:
+    relations = "|".join(re.escape(r) for r in sorted(load_lexicon().nearness_relations, key=len, reverse=True))
+    return re.compile(
+        rf"^(?P<x>.+?)\s+(?:(?:that|which)\s+(?:is|are|sits|stands|lies)\s+)?(?:{relations or '(?!)'})\s+(?:to\s+)?"
+        r"(?P<y>.+)$"
+    )
+
+
+def _nearest_to(
+    phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
+) -> ObjectMatch | None:
+    """ "the mug next to the bin": of what the first part names, the one nearest the one object the second
+    part names, when it is clearly nearest (the next is SIZE_MARGIN times as far), else all of them (an
+    ambiguity to refuse); None when the phrase names no nearness."""
+    split = _nearness().match(" ".join(phrase.lower().split()))
+    if split is None:
+        return None
+    anchors = match_objects(split.group("y"), world).ids
+    if not anchors:
+        raise UnknownObject(split.group("y"), world.ids())
+    found = [i for i in match_objects(split.group("x"), world, exclude=exclude, among=among).ids if i not in anchors]
+    if len(anchors) != 1 or len(found) < 2:
+        return ObjectMatch(phrase=phrase, ids=tuple(found), rule="relation")
+    anchor = world.object(anchors[0])
+    assert anchor is not None
+
+    def distance(object_id: str) -> float:
+        obj = world.object(object_id)
+        return math.dist(obj.position, anchor.position) if obj is not None else math.inf
+
+    first, second = sorted(found, key=distance)[:2]
+    if distance(second) >= SIZE_MARGIN * distance(first):
+        return ObjectMatch(phrase=phrase, ids=(first,), rule="relation")
+    return ObjectMatch(phrase=phrase, ids=tuple(found), rule="relation")
 
 
 def _modifier_first(phrase: str) -> str | None:

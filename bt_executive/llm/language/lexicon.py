@@ -77,6 +77,9 @@ class Lexicon(BaseModel):
     particle_verbs: dict[str, list[str]] = Field(default_factory=dict, description="intent -> 'verb ... particle'")
     put_down_verbs: list[str] = Field(default_factory=list, description="put verbs that alone mean onto the table")
     unsupported_relations: list[str] = Field(default_factory=list, description="relations no skill makes")
+    nearness_relations: list[str] = Field(
+        default_factory=list, description="relations that name an object by the one it stands nearest"
+    )
     home_verbs: list[str] = Field(default_factory=list, description="words that start a home clause")
     filler_prefixes: list[str] = Field(default_factory=list, description="politeness dropped before a clause")
     filler_suffixes: list[str] = Field(default_factory=list, description="politeness dropped after a clause")
@@ -172,6 +175,15 @@ class Lexicon(BaseModel):
                 if " " not in word:
                     table[word] = canonical
         return table
+
+    def phrase_synonyms(self) -> dict[str, str]:
+        """Phrases of several words users say for one category or colour ("charging station" -> dock)."""
+        return {
+            word: canonical
+            for canonical, words in (*self.colours.items(), *self.categories.items())
+            for word in words
+            if " " in word
+        }
 
     def colour_words(self) -> frozenset[str]:
         """Every colour word, canonical or synonym: a phrase's colour must name the object's colour."""
