@@ -24,7 +24,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from bt_executive.llm.grounding.object_matching import phrase_words
+from bt_executive.llm.grounding.object_matching import UnknownObject, match_objects, phrase_words
 from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
@@ -204,7 +204,48 @@ def region_named(phrase: str, world: WorldState, lexicon: Lexicon | None = None,
     named = [name for name in world.regions if set(phrase_words(name)) == words]
     if not named and partly:
         named = [name for name in world.regions if words < set(phrase_words(name))]
+    if not named:
+        return region_holding(phrase, world, lex)
     return named[0] if len(named) == 1 else None
+
+
+_HOLDING = re.compile(
+    r"^(?:the\s+)?(?P<place>\w+)\s+(?:with|that has|that holds|which has|containing|where)\s+(?P<what>.+?)"
+    r"(?:\s+(?:is|are|stands|stand|is kept|are kept))?$"
+)
+
+
+def region_holding(phrase: str, world: WorldState, lexicon: Lexicon) -> str | None:
+    """The region a phrase names by what stands in it ("the room with the fridge", "the room where the red
+    gauge is"): the one region holding everything the object phrase names (x and y within its bounds).
+    UnknownObject when that phrase names nothing here; None when the phrase is not of this form."""
+    found = _HOLDING.match(" ".join(phrase.lower().split()))
+    if found is None or found.group("place") not in lexicon.places or not world.regions:
+        return None
+    ids = match_objects(found.group("what"), world).ids
+    if not ids:
+        raise UnknownObject(found.group("what"), world.ids())
+    holding = {
+        name
+        for object_id in ids
+        if (obj := world.object(object_id)) is not None
+        for name, (low, high) in world.regions.items()
+        if all(low[k] <= obj.position[k] <= high[k] for k in (0, 1))
+    }
+    return next(iter(holding)) if len(holding) == 1 else None
+
+
+def every_region(phrase: str, world: WorldState, lexicon: Lexicon) -> list[str] | None:
+    """Every region, in the world's order, for "every room", "all the rooms", "the rooms"; None otherwise."""
+    words = [w for w in phrase_words(phrase) if w not in ("the", "of")]
+    if not words or len(world.regions) < 2:
+        return None
+    head, rest = words[-1], set(words[:-1])
+    plural = head.endswith("s") and head[:-1] in lexicon.places
+    quantifiers = {w for q in lexicon.quantifiers for w in q.split()}
+    if (head in lexicon.places and rest and rest <= quantifiers) or (plural and rest <= quantifiers):
+        return list(world.regions)
+    return None
 
 
 def regions_listed(phrase: str, world: WorldState, lexicon: Lexicon | None = None) -> list[str] | None:
@@ -212,6 +253,6 @@ def regions_listed(phrase: str, world: WorldState, lexicon: Lexicon | None = Non
     part of it names one; None otherwise."""
     parts = [p for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+then\s+", phrase) if p.strip()]
     if len(parts) < 2:
-        return None
+        return every_region(phrase, world, lexicon or load_lexicon())
     found = [region_named(part, world, lexicon) for part in parts]
     return [r for r in found if r is not None] if all(found) else None
