@@ -10,14 +10,13 @@ policy server that is killed, a preemption by the tree.
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
 import signal
-import struct
 import subprocess
 import sys
 import time
-import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -239,17 +238,11 @@ def test_the_vla_demo_runs_the_skill_through_the_executive_over_topics_and_a_web
 
 
 def _png_pixels(data_url: str) -> np.ndarray:
-    """The RGB pixels of a ``camera_image`` PNG data URL (filter type 0 on every row, as it writes them)."""
-    png = base64.b64decode(data_url.split(",", 1)[1])
-    width, height = struct.unpack(">II", png[16:24])
-    idat, at = b"", 8
-    while at < len(png):
-        (length,) = struct.unpack(">I", png[at : at + 4])
-        if png[at + 4 : at + 8] == b"IDAT":
-            idat += png[at + 8 : at + 8 + length]
-        at += 12 + length
-    rows = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(height, 1 + width * 3)
-    return rows[:, 1:].reshape(height, width, 3)
+    """The RGB pixels of a ``camera_image`` PNG data URL, read by Pillow (which also writes them, any row filter)."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(base64.b64decode(data_url.split(",", 1)[1]))) as image:
+        return np.asarray(image.convert("RGB"))
 
 
 def test_a_vision_profile_planning_in_the_node_sees_the_front_camera_frame_from_the_topic(
