@@ -41,7 +41,7 @@ import threading
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Any, Self
 
 if TYPE_CHECKING:
     from rclpy.context import Context
@@ -161,6 +161,23 @@ class RosHarness:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{what} did not happen within {timeout_s:g} s")
             time.sleep(0.005)
+
+    def call(self, client: Any, request: Any, timeout_s: float = 5.0, attempts: int = 3, what: str = "") -> Any:
+        """A service call's response, the request sent again when none came in ``timeout_s``.
+
+        Fast DDS waits only ~100 ms for a new client's reply channel, so the first response right after
+        discovery can be lost; waiting longer never brings it. Services whose repeat is harmless only
+        (open/close of a stream, a state query). TimeoutError after ``attempts`` requests.
+        """
+        for _ in range(attempts):
+            future = client.call_async(request)
+            try:
+                self.wait_until(future.done, timeout_s, what or "the service response")
+            except TimeoutError:
+                client.remove_pending_request(future)
+                continue
+            return future.result()
+        raise TimeoutError(f"{what or 'the service'} answered none of {attempts} requests ({timeout_s:g} s each)")
 
     def close(self) -> None:
         """Tear down: spin loop and thread, executor, action endpoints, nodes (and an owned context)."""

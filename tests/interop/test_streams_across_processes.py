@@ -92,9 +92,8 @@ def test_a_stream_opened_through_the_service_streams_the_running_executives_tree
         assert open_client.wait_for_service(timeout_sec=15.0)
         request = OpenSnapshotStream.Request()
         request.parameters.snapshot_period = math.inf  # changed-only
-        opened = open_client.call_async(request)
-        ros_harness.wait_until(opened.done, 10.0, "the open service")
-        opened_response: Any = opened.result()
+        opened = ros_harness.call(open_client, request, what="the open service")
+        opened_response: Any = opened
         topic = str(opened_response.topic_name)
         received: queue.Queue[Any] = queue.Queue()
         subscription = watcher.create_subscription(BehaviourTree, topic, received.put, tree_qos())
@@ -105,14 +104,13 @@ def test_a_stream_opened_through_the_service_streams_the_running_executives_tree
         groot2_root = groot2_tree_root(groot2_port)
         messages, snapshots = drain(received), [json.loads(m.data) for m in drain(tree_json)]
         watcher.destroy_subscription(subscription)  # as a watcher leaves: then the topic is the stream's alone
-        closed = close_client.call_async(CloseSnapshotStream.Request(topic_name=topic))
-        ros_harness.wait_until(closed.done, 10.0, "the close service")
+        closed = ros_harness.call(close_client, CloseSnapshotStream.Request(topic_name=topic), what="the close service")
         ros_harness.wait_until(
             lambda: topic not in dict(watcher.get_topic_names_and_types()), 10.0, "the closed stream's topic to go"
         )
     last_json = {key: (entry["name"], STATUS[entry["status"]]) for key, entry in snapshots[-1]["behaviours"].items()}
     root = [b.name for b in messages[-1].behaviours if not any(b.parent_id.uuid)]
-    closed_response: Any = closed.result()
+    closed_response: Any = closed
     outcome = (
         result.final_reason,
         root,

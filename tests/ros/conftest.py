@@ -20,6 +20,10 @@ from bt_executive.testing import FakeSkillServer, RosHarness, valid_manifest_dat
 PICK_ACTION = "skills/pick"
 TICK_S = 0.005
 """Tick period of the trees under test (200 Hz)."""
+MAX_TICKS = 6000
+"""At most 30 s of ticks before a goal's ending must have come: run_tree stops as soon as the tree ends, so
+a generous bound costs nothing when all is well, and a loaded machine (a first goal answer lost right after
+discovery and sent again 2 s later) still gets its answer. Never a window to count events in."""
 DISCOVERY_TIMEOUT_S = 15.0
 
 

@@ -16,7 +16,7 @@ from py_trees.common import Status
 from bt_executive.skills import FailureKind, SkillResult
 from bt_executive.skills.action_skill import RosActionSkill, SkillFeedback
 from bt_executive.testing import Outcome, run_tree
-from tests.ros.conftest import PICK_ACTION, TICK_S, Rig, pick
+from tests.ros.conftest import MAX_TICKS, PICK_ACTION, TICK_S, Rig, pick
 
 pytestmark = pytest.mark.ros
 
@@ -44,7 +44,7 @@ def test_a_goal_the_server_completes_ends_in_success(rig: Rig) -> None:
     rig.server.start()
     skill = rig.skill()
     rig.go()
-    run_tree(skill, max_ticks=400, period_s=TICK_S)
+    run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S)
     assert skill.result == SkillResult.ok(duration_s=skill.result.duration_s if skill.result else 0.0)
 
 
@@ -54,7 +54,7 @@ def test_the_goal_carries_skill_id_merged_arguments_and_prompt(rig: Rig) -> None
     call = pick("red_cube", grasp={"lift_height": 0.2}).model_copy(update={"prompt": "gently"})
     skill = rig.skill(call)
     rig.go()
-    run_tree(skill, max_ticks=400, period_s=TICK_S)
+    run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S)
     [goal] = rig.server.goals()
     assert (goal.skill_id, goal.args, goal.prompt) == (
         "test/pick",
@@ -71,7 +71,7 @@ def test_each_failure_kind_the_server_reports_maps_onto_the_result(rig: Rig) -> 
     rig.go()
     mapped = []
     for _ in reported:
-        run_tree(skill, max_ticks=400, period_s=TICK_S)
+        run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S)
         mapped.append(kind_of(skill))
     assert mapped == [*FailureKind, FailureKind.UNKNOWN]
 
@@ -81,7 +81,7 @@ def test_an_aborted_goal_without_a_result_payload_fails_as_aborted(rig: Rig) -> 
     rig.server.start()
     skill = rig.skill()
     rig.go()
-    run_tree(skill, max_ticks=400, period_s=TICK_S)
+    run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S)
     assert kind_of(skill) is FailureKind.ABORTED
 
 
@@ -90,7 +90,7 @@ def test_a_rejected_goal_fails_as_rejected(rig: Rig) -> None:
     rig.server.start()
     skill = rig.skill()
     rig.go()
-    run_tree(skill, max_ticks=400, period_s=TICK_S)
+    run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S)
     assert kind_of(skill) is FailureKind.REJECTED
 
 
@@ -99,7 +99,7 @@ def test_a_goal_past_its_deadline_fails_as_timeout(rig: Rig) -> None:
     rig.server.start()
     skill = rig.skill(timeout_s=0.3)
     rig.go()
-    run_tree(skill, max_ticks=400, period_s=TICK_S)
+    run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S)
     assert kind_of(skill) is FailureKind.TIMEOUT
 
 
@@ -108,7 +108,7 @@ def test_a_goal_past_its_deadline_is_cancelled_on_the_server(rig: Rig) -> None:
     rig.server.start()
     skill = rig.skill(timeout_s=0.3)
     rig.go()
-    run_tree(skill, max_ticks=400, period_s=TICK_S)
+    run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S)
     events = rig.server.wait_for(lambda events: any(e.event == "canceled" for e in events))
     assert skill.goal_id in [e.goal_id for e in events if e.event == "cancel"]
 
@@ -118,7 +118,7 @@ def test_halting_a_running_skill_cancels_its_goal_on_the_server(rig: Rig) -> Non
     rig.server.start()
     skill = rig.skill()
     rig.go()
-    run_tree(skill, max_ticks=400, period_s=TICK_S, until=lambda: skill.feedback is not None)
+    run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S, until=lambda: skill.feedback is not None)
     skill.stop(Status.INVALID)
     events = rig.server.wait_for(lambda events: any(e.event == "canceled" for e in events))
     assert skill.goal_id in [e.goal_id for e in events if e.event == "cancel"]
@@ -129,7 +129,7 @@ def test_halting_a_running_skill_records_preempted(rig: Rig) -> None:
     rig.server.start()
     skill = rig.skill()
     rig.go()
-    run_tree(skill, max_ticks=400, period_s=TICK_S, until=lambda: skill.feedback is not None)
+    run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S, until=lambda: skill.feedback is not None)
     skill.stop(Status.INVALID)
     assert kind_of(skill) is FailureKind.PREEMPTED
 
@@ -142,7 +142,7 @@ def test_a_parent_halting_the_leaf_preempts_it(rig: Rig) -> None:
     guard = py_trees.behaviours.StatusQueue(name="abort?", queue=[Status.FAILURE] * 5, eventually=Status.SUCCESS)
     root = py_trees.composites.Selector("task", memory=False, children=[guard, skill])
     rig.go()
-    run_tree(root, max_ticks=400, period_s=TICK_S)
+    run_tree(root, max_ticks=MAX_TICKS, period_s=TICK_S)
     assert kind_of(skill) is FailureKind.PREEMPTED
 
 
@@ -151,7 +151,7 @@ def test_shutting_the_tree_down_cancels_a_running_goal(rig: Rig) -> None:
     rig.server.start()
     skill = rig.skill()
     rig.go()
-    run_tree(skill, max_ticks=400, period_s=TICK_S, until=lambda: skill.feedback is not None)
+    run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S, until=lambda: skill.feedback is not None)
     py_trees.trees.BehaviourTree(skill).shutdown()
     events = rig.server.wait_for(lambda events: any(e.event == "canceled" for e in events))
     assert skill.goal_id in [e.goal_id for e in events if e.event == "cancel"]
@@ -161,7 +161,7 @@ def test_no_server_fails_as_server_unavailable_within_the_wait_bound(rig: Rig) -
     skill = rig.skill(server_wait_s=SERVER_WAIT_S)
     rig.go(discover=False)
     started = time.monotonic()
-    run_tree(skill, max_ticks=1000, period_s=TICK_S)
+    run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S)
     elapsed = time.monotonic() - started
     assert (kind_of(skill), elapsed < SERVER_WAIT_S + 0.25) == (FailureKind.SERVER_UNAVAILABLE, True)
 
@@ -185,7 +185,7 @@ def test_a_server_that_stops_sending_feedback_is_reported_unavailable(rig: Rig) 
     rig.server.start()
     skill = rig.skill(heartbeat_timeout_s=0.5)
     rig.go()
-    run_tree(skill, max_ticks=1000, period_s=TICK_S)
+    run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S)
     assert (kind_of(skill), skill.result.reason if skill.result else None) == (
         FailureKind.SERVER_UNAVAILABLE,
         "no_feedback",
@@ -208,7 +208,7 @@ def test_invalid_arguments_send_no_goal(rig: Rig) -> None:
     valid = rig.skill(pick("blue_cube"), key="valid")
     rig.go()
     run_tree(invalid, max_ticks=10, period_s=TICK_S)
-    run_tree(valid, max_ticks=400, period_s=TICK_S)  # a goal the record must show, to prove it records
+    run_tree(valid, max_ticks=MAX_TICKS, period_s=TICK_S)  # a goal the record must show, to prove it records
     assert [goal.goal_id for goal in rig.server.goals()] == [valid.goal_id]
 
 
@@ -219,7 +219,7 @@ def test_feedback_lands_on_the_blackboard(rig: Rig) -> None:
     rig.go()
     reader = py_trees.blackboard.Client(name="reader")
     reader.register_key("/skills/step_1/feedback", access=py_trees.common.Access.READ)
-    run_tree(skill, max_ticks=400, period_s=TICK_S, until=lambda: reader.exists("/skills/step_1/feedback"))
+    run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S, until=lambda: reader.exists("/skills/step_1/feedback"))
     feedback: SkillFeedback = reader.get("/skills/step_1/feedback")
     assert (feedback.phase, feedback.detail.get("action")) == ("running", PICK_ACTION)
 
@@ -229,7 +229,7 @@ def test_the_result_lands_on_the_blackboard(rig: Rig) -> None:
     rig.server.start()
     skill = rig.skill(key="step_2")
     rig.go()
-    run_tree(skill, max_ticks=400, period_s=TICK_S)
+    run_tree(skill, max_ticks=MAX_TICKS, period_s=TICK_S)
     reader = py_trees.blackboard.Client(name="reader")
     reader.register_key("/skills/step_2/result", access=py_trees.common.Access.READ)
     assert reader.get("/skills/step_2/result") == skill.result

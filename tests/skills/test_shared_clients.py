@@ -16,7 +16,7 @@ from bt_executive.skills import FailureKind, SkillCall, SkillManifest
 from bt_executive.skills.action_client_pool import SharedActionClient, clients_of
 from bt_executive.skills.action_skill import RosActionSkill
 from bt_executive.testing import FakeSkillServer, Outcome, RosHarness, run_tree
-from tests.ros.conftest import PICK_ACTION, TICK_S, Rig, pick, pick_manifest
+from tests.ros.conftest import MAX_TICKS, PICK_ACTION, TICK_S, Rig, pick, pick_manifest
 
 pytestmark = pytest.mark.ros
 
@@ -98,7 +98,7 @@ def test_many_goals_to_completion_leave_nothing_in_the_client(rig: Rig) -> None:
     rig.go()
     for _ in range(5):
         for leaf in leaves:
-            run_tree(leaf, max_ticks=400, period_s=TICK_S)
+            run_tree(leaf, max_ticks=MAX_TICKS, period_s=TICK_S)
             assert kind_of(leaf) is None  # a success
     assert settled(client_of(leaves[0])) == nothing_held(client_of(leaves[0]))
 
@@ -120,7 +120,7 @@ def test_goals_that_end_unsuccessfully_leave_nothing_in_the_client(
     leaf = rig.skill(timeout_s=timeout_s)
     rig.go()
     for _ in range(3):
-        run_tree(leaf, max_ticks=400, period_s=TICK_S)
+        run_tree(leaf, max_ticks=MAX_TICKS, period_s=TICK_S)
         assert kind_of(leaf) is kind
     assert settled(client_of(leaf)) == nothing_held(client_of(leaf))
 
@@ -131,7 +131,7 @@ def test_halted_goals_leave_nothing_in_the_client_once_cancelled(rig: Rig) -> No
     leaf = rig.skill()
     rig.go()
     for _ in range(3):
-        run_tree(leaf, max_ticks=400, period_s=TICK_S, until=lambda: leaf.feedback is not None)
+        run_tree(leaf, max_ticks=MAX_TICKS, period_s=TICK_S, until=lambda: leaf.feedback is not None)
         leaf.stop(Status.INVALID)
         assert kind_of(leaf) is FailureKind.PREEMPTED
     rig.server.wait_for(lambda events: sum(e.event == "canceled" for e in events) == 3)
@@ -158,7 +158,7 @@ def test_a_leaf_whose_server_died_leaves_nothing_once_its_requests_are_stale(rig
 def test_a_leaf_that_never_found_its_server_leaves_nothing(rig: Rig) -> None:
     leaf = rig.skill(server_wait_s=0.2)
     rig.go(discover=False)
-    run_tree(leaf, max_ticks=400, period_s=TICK_S)
+    run_tree(leaf, max_ticks=MAX_TICKS, period_s=TICK_S)
     assert kind_of(leaf) is FailureKind.SERVER_UNAVAILABLE
     assert client_of(leaf).holds() == nothing_held(client_of(leaf))
 
@@ -170,5 +170,5 @@ def test_the_waitables_future_list_does_not_grow_per_goal(rig: Rig) -> None:
     leaf = rig.skill()
     rig.go()
     for _ in range(10):
-        run_tree(leaf, max_ticks=400, period_s=TICK_S)
+        run_tree(leaf, max_ticks=MAX_TICKS, period_s=TICK_S)
     assert settled(client_of(leaf))["futures"] == 0
