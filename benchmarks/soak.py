@@ -244,11 +244,13 @@ def run_soak(
     progress: Callable[[TaskSample], None] | None = None,
     task_timeout_s: float = TASK_TIMEOUT_S,
     load: int = 0,
+    params: Path | None = None,
 ) -> SoakReport:
     """Start sim and executive, run ``tasks`` tasks through them, and sample the executive after each.
 
     ``cycle_every``: after every that many tasks, deactivate and activate the executive (0: never).
-    ``load``: CPU-bound processes beside the whole run.
+    ``load``: CPU-bound processes beside the whole run. ``params``: the executive's parameters file
+    (e.g. one with ``record_frames: false``, to measure what camera frames cost).
     """
     from rclpy.node import Node
     from std_msgs.msg import String
@@ -282,7 +284,8 @@ def run_soak(
                 "executive",
                 # --no-warm: the default auto planner's local model, warmed in the background, would load
                 # (~150 MB) during the first tasks, which is start-up, not growth; every soak task parses.
-                ["serve", "--namespace", namespace, "--run-dir", f"{tmp}/runs", "--no-warm"],
+                ["serve", "--namespace", namespace, "--run-dir", f"{tmp}/runs", "--no-warm"]
+                + (["--params", str(params)] if params is not None else []),
                 ready=r"^executive ready",
             )
             sims.wait_ready(sim, 120)
@@ -492,6 +495,7 @@ def main() -> None:
         "--cycle-every", type=int, default=50, help="deactivate and activate the executive every N tasks (0: never)"
     )
     parser.add_argument("--load", type=int, default=0, help="CPU-bound processes beside the soak (default 0)")
+    parser.add_argument("--params", type=Path, default=None, help="the executive's parameters file (serve --params)")
     parser.add_argument(
         "--task-timeout",
         type=float,
@@ -528,6 +532,7 @@ def main() -> None:
         progress=progress,
         task_timeout_s=args.task_timeout,
         load=args.load,
+        params=args.params,
     )
     figures = report.figures()
     _print_table(report, figures)
