@@ -60,10 +60,13 @@ def kind_of(leaf: RosActionSkill) -> FailureKind | str | None:
 
 
 def settled(client: SharedActionClient) -> dict[str, int]:
-    """The client's per-goal state once it stops changing (or after ``SETTLE_S``)."""
+    """The client's per-goal state once it stops changing (or after ``SETTLE_S``), as it stands once a request
+    unanswered that long is stale (``prune_stale``): an answer lost on the wire leaves its request pending
+    until then, and then it goes."""
     deadline = time.monotonic() + SETTLE_S
     while any(client.holds().values()) and time.monotonic() < deadline:
         time.sleep(0.01)
+    client.prune_stale(now=time.monotonic() + client.stale_after_s)
     return client.holds()
 
 
