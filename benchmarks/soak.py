@@ -92,6 +92,7 @@ JSON_KEYS = (
     "tick_p99_first_ms",
     "tick_p99_last_ms",
     "load",
+    "callback_errors",
     "hung_tasks",
 )
 TARGET_GROWTH_KB = 20.0
@@ -128,6 +129,8 @@ class SoakReport:
     """Each deactivate/activate cycle: whether both transitions succeeded."""
     load: int = 0
     """CPU-bound processes that ran beside the soak."""
+    callback_errors: list[str] = field(default_factory=list)
+    """Each callback of the executive that raised (its exception line), from its log (``ros_process``)."""
 
     def _tenth(self, last: bool) -> list[TaskSample]:
         size = max(1, len(self.samples) // 10)
@@ -181,6 +184,7 @@ class SoakReport:
             "tick_p99_first_ms": round(self.tick_p99(False), 2),
             "tick_p99_last_ms": round(self.tick_p99(True), 2),
             "load": self.load,
+            "callback_errors": self.callback_errors,
             "hung_tasks": [s.hang for s in self.samples if s.hang is not None],
         }
 
@@ -325,7 +329,25 @@ def run_soak(
                             progress(sample)
                     if cycle_every and len(samples) // cycle_every > len(cycles) and len(samples) < len(plan):
                         cycles.append(lifecycle.change("deactivate") and lifecycle.change("activate"))
-    return SoakReport(samples, round(time.monotonic() - started, 1), cycles, load)
+            errors = callback_errors(executive.lines)
+    return SoakReport(samples, round(time.monotonic() - started, 1), cycles, load, errors)
+
+
+CALLBACK_RAISED = "spin: a callback raised"
+
+
+def callback_errors(lines: list[str]) -> list[str]:
+    """The exception line ("KeyError: 3") of each traceback the executive logged for a callback that raised."""
+    found = []
+    for number, line in enumerate(lines):
+        if CALLBACK_RAISED not in line:
+            continue
+        for later in lines[number + 1 : number + 200]:
+            text = later.split("] ", 1)[-1] if later.startswith("[") else later  # ProcessGroup's prefix
+            if text and not text[0].isspace() and not text.startswith("Traceback"):
+                found.append(text.strip())
+                break
+    return found
 
 
 Ended = tuple[str, str, bool, str, dict[str, Any] | None]
@@ -467,7 +489,11 @@ def _print_table(report: SoakReport, figures: dict[str, Any]) -> None:
         and growth <= TARGET_GROWTH_KB
         and figures["waitables_end"] <= figures["waitables_start"]
         and ratio <= TARGET_TICK_RATIO
+        and not figures["callback_errors"]
     )
+    print(f"  executive callbacks that raised: {len(figures['callback_errors'])} (target 0)")
+    for error in figures["callback_errors"]:
+        print(f"    {error}")
     print(f"  targets: {'met' if met else 'MISSED'}")
     for hang in figures["hung_tasks"]:
         feedback = hang.get("last_feedback") or {}

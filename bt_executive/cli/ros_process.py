@@ -43,6 +43,7 @@ class RosProcess:
         self.stop_requested = threading.Event()
         self._thread: threading.Thread | None = None
         self._stop_spinning = threading.Event()
+        self.callback_errors = 0  # callbacks that raised; each is logged with its traceback
 
     def add(self, node: Node) -> Node:
         """Spin ``node`` too (add every node before ``start``)."""
@@ -65,6 +66,14 @@ class RosProcess:
                     # releasing a publisher's event handler, an action server): rclpy 9 can raise out of
                     # spin_once, which would end this thread. The next wait set no longer holds it.
                     _log.debug("spin: an entity went away under the wait set: %s", err)
+                except ExternalShutdownException:
+                    raise
+                except Exception:
+                    # A callback raised (MultiThreadedExecutor re-raises it from spin_once). Ending this
+                    # thread would leave every timer, action and service of the process dead while it
+                    # looks alive: a task that never ends. The callback's own work failed; the rest goes on.
+                    self.callback_errors += 1
+                    _log.exception("spin: a callback raised (%d so far); spinning on", self.callback_errors)
         except ExternalShutdownException:
             pass
 

@@ -86,8 +86,23 @@ def test_a_phrase_nothing_matches_names_the_objects_there_are(world: WorldState)
 
 def test_an_excluded_id_is_never_chosen_and_the_next_match_is(world: WorldState) -> None:
     two = with_second_red_cube(world)
-    assert resolve_object("the red cube", two).ids == ("red_cube",)
     assert resolve_object("the red cube", two, exclude={"red_cube"}).ids == ("red_cube_2",)
+
+
+def test_an_id_said_as_words_is_ambiguous_beside_another_object_it_describes(world: WorldState) -> None:
+    # "the red cube" beside red_cube_2 is either red cube: an id is a name, not proof of which one was meant.
+    with pytest.raises(AmbiguousObject):
+        resolve_object("the red cube", with_second_red_cube(world))
+    recoloured = world.model_copy(
+        update={
+            "objects": tuple(
+                o.model_copy(update={"colour": "blue"}) if o.id == "red_cube" else o for o in world.objects
+            )
+        }
+    )
+    with pytest.raises(AmbiguousObject):
+        resolve_object("the blue cube", recoloured)
+    assert resolve_object("blue_cube", recoloured).ids == ("blue_cube",)  # the id itself, as written, is exact
 
 
 def test_excluding_the_only_match_says_it_was_ruled_out(world: WorldState) -> None:

@@ -184,13 +184,25 @@ def test_the_same_input_gives_equal_plans(skill_registry: SkillRegistry, world: 
 # -- errors ---------------------------------------------------------------------------------------------
 
 
-def test_an_out_of_grammar_task_names_the_grammar_and_the_llm_planner(
+def test_an_out_of_grammar_task_names_the_robots_verbs_and_the_llm_planner(
     planner: GrammarPlanner, world: WorldState
 ) -> None:
     with pytest.raises(TaskNotUnderstood) as err:
         planner.plan("make me a sandwich", world)
-    assert "pick (up) the X" in str(err.value)
+    assert "this robot's verbs: " in str(err.value)
+    assert "pick up" in str(err.value) and "open" in str(err.value)
     assert "--planner local" in str(err.value)
+
+
+def test_another_robots_out_of_grammar_error_lists_its_verbs_not_the_tabletops(
+    skill_registry: SkillRegistry, world: WorldState
+) -> None:
+    tapping = skill_registry.without(i for i in skill_registry.ids() if i != "tabletop/tap")
+    with pytest.raises(TaskNotUnderstood) as err:
+        GrammarPlanner(tapping).plan("make me a sandwich", world)
+    verbs = str(err.value).split("this robot's verbs: ", 1)[1].split(";", 1)[0]
+    assert "tap" in verbs
+    assert "pick up" not in verbs and "pick (up) the X" not in str(err.value)
 
 
 def test_an_ambiguous_phrase_is_a_planner_error_listing_the_candidates(
@@ -408,17 +420,22 @@ def _run_until_pick_fails(plan: Plan, world: WorldState, attempts: list[AttemptR
 
 
 @pytest.mark.parametrize(
-    "attempts",
+    ("attempts", "twin"),
     [
-        [failed(call("pick", object="red_cube"), FailureKind.NOT_FOUND, object="red_cube")],
-        [failed(call("pick", object="red_cube"), FailureKind.COLLISION)],
+        # A second red cube: the one not found is ruled out, and "the red cube" is the other.
+        ([failed(call("pick", object="red_cube"), FailureKind.NOT_FOUND, object="red_cube")], True),
+        ([failed(call("pick", object="red_cube"), FailureKind.COLLISION)], False),
     ],
     ids=["not_found", "collision"],
 )
 def test_every_replan_is_valid_and_symbolically_executable(
-    planner: GrammarPlanner, world: WorldState, skill_registry: SkillRegistry, attempts: Sequence[AttemptRecord]
+    planner: GrammarPlanner,
+    world: WorldState,
+    skill_registry: SkillRegistry,
+    attempts: Sequence[AttemptRecord],
+    twin: bool,
 ) -> None:
-    start = away(with_copy(world, "red_cube", "red_cube_2"))
+    start = away(with_copy(world, "red_cube", "red_cube_2") if twin else world)
     plan = planner.plan("put the red cube in the bowl then go home", start, attempts)
     assert plan.steps
     assert_executable(plan, start, skill_registry)

@@ -62,7 +62,7 @@ from bt_executive.llm.grammar_planner.skill_choice import (
     region_named,
     regions_listed,
 )
-from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words
+from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words, robot_verbs
 from bt_executive.llm.grounding.object_matching import (
     AmbiguousObject,
     UnknownObject,
@@ -169,13 +169,17 @@ class GrammarPlanner:
             words = task.split()
             fixed = correct(words, known_words(world_state, self._registry), protected=protected_words(world_state))
             if not fixed.notes:
-                raise
+                raise self._explained(first) from None
             reading = " ".join(fixed.words)
             try:
                 plan = self._plan(reading, world_state, prior_attempts)
             except PlannerError:
-                raise first from None
+                raise self._explained(first) from None
             return plan.model_copy(update={"notes": f"read as {reading!r} ({', '.join(fixed.notes)}); {plan.notes}"})
+
+    def _explained(self, error: PlannerError) -> PlannerError:
+        """A task outside the grammar is told the verbs of this robot's skills, not the tabletop's forms."""
+        return error.for_robot(robot_verbs(self._registry)) if isinstance(error, TaskNotUnderstood) else error
 
     def _plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord]) -> Plan:
         phrases = {p for manifest in self._registry for p in manifest.language.phrases}
@@ -790,6 +794,10 @@ class _PlanBuilder:
                 place = Referent(self.last_region, region=True)
                 if any(fit(m, place, self.world) for m in skills):
                     return place
+            held = self.held()
+            if held is not None and self.last_object in (None, held) and self.hands_over_held(skills):
+                self.notes.append(f"'it' in {intent.clause!r} -> {held} (the one held)")
+                return None  # "hand it to me": the skill takes what is held, no object argument
             return Referent(self.resolve(None, intent, among=fitting))  # "put the cube in the drawer and shut it"
         regions = regions_listed(intent.object, self.world)
         if regions:  # a list of places for one skill that takes them all (each_object split the others)
@@ -868,6 +876,13 @@ class _PlanBuilder:
             return True
         objects = [o for i in ids if (o := self.world.object(i)) is not None]
         return len(objects) == 1 and any(names_category(m, objects[0].category) for m in skills)
+
+    @staticmethod
+    def hands_over_held(skills: list[SkillManifest]) -> bool:
+        """Whether the skills take no object argument and act on what is held ("hand over")."""
+        if any(referent_param(m, region=False) or referent_param(m, region=True) for m in skills):
+            return False
+        return any("not gripper_empty" in m.preconditions for m in skills)
 
     @staticmethod
     def names_a_person(phrase: str, skills: list[SkillManifest]) -> bool:

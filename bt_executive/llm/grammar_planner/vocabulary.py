@@ -32,3 +32,14 @@ def protected_words(world: WorldState) -> frozenset[str]:
     for obj in world.objects:
         words.update(phrase_words(obj.colour) + phrase_words(obj.category))
     return frozenset(words)
+
+
+def robot_verbs(registry: SkillRegistry) -> list[str]:
+    """The verbs this robot's skills are asked with (each action's first lexicon phrase, each skill's own)."""
+    lex = load_lexicon()
+    verbs: dict[str, None] = {}
+    for manifest in registry:
+        for action in manifest.actions:
+            verbs.update(dict.fromkeys(lex.actions.get(action, [])[:1]))
+        verbs.update(dict.fromkeys(manifest.language.phrases))
+    return sorted(verbs)

@@ -176,8 +176,9 @@ def match_objects(
         return ObjectMatch(phrase=phrase, ids=tuple(by_id), rule=rule)
 
     exact = [o.id for o in pool if o.id == as_id]
-    if exact:  # "red cube" is red_cube, even beside red_cube_2: the user named an id
-        return ObjectMatch(phrase=phrase, ids=tuple(exact), rule="exact")
+    if exact:  # "blue cube" is blue_cube, unless another cube is blue too: ids are names, not descriptions
+        written = phrase.strip().lower().split()[-1:] == [as_id] and "_" in as_id  # "blue_cube", typed as the id
+        return ObjectMatch(phrase=phrase, ids=tuple(exact), rule="exact") if written else with_same_kind(exact, "exact")
     if as_id:
         starts_word = re.compile(rf"(?:^|_){re.escape(as_id)}")
         substring = [o.id for o in pool if starts_word.search(o.id)]
@@ -377,6 +378,16 @@ def _volume(world: WorldState, object_id: str) -> float:
 
 _ROBOT = r"(?:you|me|us|the robot|the arm|the base|your base)"
 _EXTREMES = {
+    "furthest to the left": "left",
+    "farthest to the left": "left",
+    "furthest to the right": "right",
+    "farthest to the right": "right",
+    "furthest left": "left",
+    "farthest left": "left",
+    "furthest right": "right",
+    "farthest right": "right",
+    "far left": "left",
+    "far right": "right",
     "leftmost": "left",
     "left most": "left",
     "rightmost": "right",
@@ -391,10 +402,16 @@ _EXTREMES = {
     "right": "right",
 }
 _EXTREME = "|".join(sorted(_EXTREMES, key=len, reverse=True))
+_PLACED = (
+    r"(?:(?:that|which)\s+(?:is|s|are|re)\s+)?"
+    r"(?:(?:sitting|lying|resting|standing|placed|located|positioned|kept|stacked)\s+)?"
+)
+"""'the block (that is) (sitting) nearest the drawer': words between an object and where it is, dropped."""
 _POSITION = (
     re.compile(rf"^(?:the\s+)?(?P<sup>{_EXTREME})\s+(?P<x>.+?)(?:\s+(?:to|from)\s+(?P<y>.+))?$"),
-    re.compile(rf"^(?P<x>.+?)\s+(?:that\s+is\s+|which\s+is\s+)?(?P<sup>{_EXTREME})\s+(?:to\s+|from\s+)?(?P<y>.+)$"),
+    re.compile(rf"^(?P<x>.+?)\s+{_PLACED}(?P<sup>{_EXTREME})\s+(?:to\s+|from\s+)?(?P<y>.+)$"),
     re.compile(r"^(?P<x>.+?)\s+(?:on|to|at)\s+(?:the\s+|your\s+|my\s+)?(?P<sup>left|right)(?:\s+side)?$"),
+    re.compile(rf"^(?P<x>.+?)\s+{_PLACED}(?P<sup>{_EXTREME})$"),  # "the block furthest to the left"
 )
 TIE_M = 0.01
 """Two objects whose positions differ by less than this (metres) along the asked direction are a tie."""
@@ -439,8 +456,8 @@ def _by_position(
 
 
 _RELATION = re.compile(
-    r"^(?P<x>.+?)\s+(?:(?:that|which)\s+(?:is|are|was|were|sits|sit|lies|lie|rests|rest|stands|stand)\s+"
-    r"|(?:sitting|lying|resting|standing|placed|stacked)\s+)?"
+    r"^(?P<x>.+?)\s+(?:(?:that|which)\s+(?:is|s|are|re|was|were|sits|sit|lies|lie|rests|rest|stands|stand)\s+)?"
+    r"(?:(?:sitting|lying|resting|standing|placed|stacked|located|positioned|kept|stored)\s+)?"
     r"(?P<rel>on top of|on|upon|atop|inside of|inside|within|in|from|off of|off|out of)\s+(?P<y>.+)$"
 )
 _IN_RELATIONS = frozenset({"in", "inside", "inside of", "within"})

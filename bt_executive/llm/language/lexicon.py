@@ -118,6 +118,19 @@ class Lexicon(BaseModel):
     determiners: list[str] = Field(
         default_factory=list, description="words after which a verb word is a noun ('a touch', 'the push')"
     )
+    spellings: dict[str, str] = Field(
+        default_factory=dict, description="informal spellings read as the words they stand for ('pls', 'whats')"
+    )
+    empty_clauses: list[str] = Field(
+        default_factory=list, description="whole clauses that ask for nothing ('do it', 'thanks'), dropped"
+    )
+    statement_verbs: list[str] = Field(
+        default_factory=list,
+        description="verbs of a clause that describes, not asks ('the bin is full'): its subject is what 'it' means",
+    )
+    wishes: list[str] = Field(
+        default_factory=list, description="words that name what the user wants ('i d like the mug'), then ask"
+    )
     out_of_scope: list[str] = Field(default_factory=list, description="requests no robot skill serves")
     unsafe: list[str] = Field(default_factory=list, description="requests the robot must never carry out")
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from enum import StrEnum
 from functools import cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -96,15 +96,22 @@ class Intent(BaseModel):
 class TaskNotUnderstood(PlannerError):
     """A task (or one clause of it) is outside the grammar."""
 
-    def __init__(self, task: str, clause: str) -> None:
+    def __init__(self, task: str, clause: str, verbs: Sequence[str] = ()) -> None:
         self.task = task
         self.clause = clause
-        forms = "; ".join(GRAMMAR)
         where = "" if clause == task else f" (the part {clause!r})"
+        if verbs:  # what this robot's skills are asked with, not the tabletop's forms
+            forms = f"'<verb> the X (on|in|to the Y)' with this robot's verbs: {', '.join(verbs)}"
+        else:
+            forms = "; ".join(GRAMMAR)
         super().__init__(
             f"the task grammar cannot parse {task!r}{where}. It understands: {forms}; "
             f"chained with 'then', ',' or 'and'. {LLM_PLANNER_HINT}."
         )
+
+    def for_robot(self, verbs: Sequence[str]) -> TaskNotUnderstood:
+        """The same error, listing the verbs of the robot's own skills."""
+        return TaskNotUnderstood(self.task, self.clause, verbs)
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an|that|this)\s+")
@@ -205,7 +212,9 @@ def normalise_task(task: str) -> str:
     text = re.sub(r"\.(?=\s|$)", ",", text)  # a full stop ends a clause; "0.5" keeps its dot
     text = re.sub(r"[\"'()\[\]]", " ", text)
     text = re.sub(r"\s+", " ", text).strip(" ,")
-    return re.sub(r"\s*,(?:\s*,)*\s*", ", ", text)
+    text = re.sub(r"\s*,(?:\s*,)*\s*", ", ", text)
+    spellings = load_lexicon().spellings  # "pls", "whats": whole words only (not "u" in "u_turn")
+    return re.sub(r"(?<![a-z0-9_])[a-z]+(?![a-z0-9_])", lambda w: spellings.get(w.group(0), w.group(0)), text)
 
 
 def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
@@ -316,6 +325,7 @@ def _without_amount_frames(clause: str, amounts: list[Quantity]) -> str:
 def _parse_clause(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     """A clause with no amount in it, rephrased where the lexicon says how ("what does the gauge say" as
     "read the gauge"), its particle read first ("take the rubbish out" as "take out the rubbish")."""
+    clause = infinitive_first(clause, _leads(skill_phrases))
     reading = rephrased(clause, skill_phrases)
     if reading is not None and (intent := _parse_plain(reading, skill_phrases)) is not None:
         return intent
@@ -326,12 +336,31 @@ def rephrased(clause: str, skill_phrases: Collection[str] = ()) -> str | None:
     """The request a clause means by the lexicon's first rephrasing that matches it and yields a request
     starting with a verb the lexicon or a manifest knows; None when none does."""
     lexicon = load_lexicon()
-    leads = lexicon.verb_words() | {p.split()[0] for p in skill_phrases}
+    leads = _leads(skill_phrases)
     for rephrasing in lexicon.rephrasings:
         reading = rephrasing.read(clause)
+        reading = infinitive_first(reading, leads) if reading else reading
         if reading and reading != clause and reading.split()[0] in leads:
             return reading
     return None
+
+
+def _leads(skill_phrases: Collection[str]) -> frozenset[str]:
+    """The words a request starts with: the lexicon's verbs and the first words of the skills' phrases."""
+    return load_lexicon().verb_words() | {p.split()[0] for p in skill_phrases}
+
+
+def infinitive_first(clause: str, leads: Collection[str]) -> str:
+    """ "putting the green block into the bowl" (after "would you mind") as "put the green block into the
+    bowl": a first word that is the -ing form of a known verb is read as the verb."""
+    first, _, rest = clause.partition(" ")
+    if not first.endswith("ing") or first in leads or len(first) < 5:
+        return clause
+    stem = first[:-3]
+    for base in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""):
+        if base in leads:
+            return f"{base} {rest}".strip()
+    return clause
 
 
 def _parse_plain(clause: str, skill_phrases: Collection[str]) -> Intent | None:
@@ -387,12 +416,14 @@ def find_numbers_in(word: str) -> bool:
 
 def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     """The act form: "go to the kitchen", "wipe the table", "turn off the light", "read the gauge"."""
-    if _compiled().unsupported.search(clause):
-        return None  # "next to the plate": a relation no skill makes; not guessed at
     verb = _act_verb(clause, skill_phrases)
     if verb is None:
         return None
     rest = clause[len(verb) :].strip()
+    if _compiled().unsupported.search(rest):
+        return None  # "next to the plate": a relation no skill makes; not guessed at ("come along with" is a verb)
+    people = "|".join(_alternatives(load_lexicon().people))
+    rest = re.sub(rf"^(?:{people})$|\s+(?:to|for|with|after)\s+(?:{people})$", "", rest)  # the skill's person
     if re.match(r"^(?:at|to|into|in|on|onto)\s+(?:the|a|an|your|my|our)\s", rest):
         rest = rest.split(" ", 1)[1]  # "recharge at your dock": the place is what it acts on
     direction = None
@@ -652,14 +683,27 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
         raise TaskNotUnderstood(task, task)
     intents: list[Intent] = []
     parts = [piece for whole in clauses for part in ungap(whole) for piece in _purpose(part, skill_phrases)]
+    parts = [part for part in parts if part not in load_lexicon().empty_clauses] or parts
+    leads = _leads(skill_phrases)
+    topic: _Topic | None = None  # what "it" means after "the bin is full, ..." or "fridge, ..."
+    described = False
     for number, clause in enumerate(parts):
         intent = parse_clause(clause, skill_phrases) or _elided(clause, intents[-1] if intents else None)
         if intent is None and number + 1 < len(parts):  # "grasp and lift the red block": the object is shared
             after = parse_clause(parts[number + 1], skill_phrases)
             if after is not None and after.object is not None:
                 intent = parse_clause(f"{clause} {after.object}", skill_phrases)
+        if intent is None and (about := _subject(clause, leads, last=number + 1 == len(parts))) is not None:
+            topic, described = about, True  # it describes the world or a wish; the clauses after it ask
+            continue
         if intent is None:
             raise TaskNotUnderstood(task, clause)
+        if topic is not None:
+            if intent.object is None and not intent.bare and intent.action is not IntentAction.HOME:
+                intent = intent.model_copy(update={"object": topic.phrase})
+            elif topic.needed:  # "i want the red cube, go home": the wish would be lost
+                raise TaskNotUnderstood(task, parts[number - 1])
+            topic = None
         if intents and _grasps_a_part(intents[-1]) and intent.object is None:
             # "grasp the drawer handle and open it": the skill on the drawer grasps its handle itself
             intents[-1] = intent.model_copy(update={"object": _whole_of(intents[-1].object)})
@@ -668,6 +712,8 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             intents[-1] = merged
         else:
             intents.append(intent)
+    if described and not intents:
+        raise TaskNotUnderstood(task, task)  # it only describes: nothing is asked
     return tuple(intents)
 
 
@@ -732,3 +778,40 @@ def merge_pick(first: Intent, second: Intent) -> Intent | None:
     if second.object is not None and second.object != first.object:
         return None
     return second.model_copy(update={"object": first.object, "clause": f"{first.clause}, {second.clause}"})
+
+
+_NOT_A_DESCRIPTION = frozenset({"to", "going", "gonna", "supposed", "meant", "next", "about", "not"})
+"""What after a statement verb says what should happen ("the cube is to go in the bowl"): not described."""
+_CONDITION = frozenset({"when", "if", "until", "while", "unless", "before", "after", "whether", "once", "as"})
+
+
+class _Topic(NamedTuple):
+    phrase: str
+    needed: bool  # a wish or a bare noun phrase: the next clause must use it, or the task is not understood
+
+
+def _subject(clause: str, leads: Collection[str], *, last: bool) -> _Topic | None:
+    """What a clause that asks for nothing is about ("the bin is full": the bin; "i d like the blue mug": the
+    blue mug; "fridge", before "open it": the fridge); None when it may ask for something.
+
+    A statement ("the bin is full", "battery s low") plans nothing, and says what a following "it" means.
+    A wish ("i d like the blue mug") or a bare noun phrase ("fridge") does only before a request that acts
+    on "it" ("..., could you get it", "..., open it"), never alone."""
+    lexicon = load_lexicon()
+    words = clause.split()
+    if _CONDITION & set(words):
+        return None
+    for wish in sorted(lexicon.wishes, key=len, reverse=True):
+        if clause.startswith(wish + " "):
+            wanted = object_phrase(clause[len(wish) :])
+            return _Topic(wanted, needed=True) if wanted is not None and not last else None
+    if words[0] in leads:
+        return None
+    verbs = "|".join(_alternatives(lexicon.statement_verbs))
+    said = re.match(rf"^(?P<x>.+?)\s+(?:{verbs})(?:\s+(?P<rest>.*))?$", clause)
+    if said is not None and len(said.group("x").split()) <= 4:
+        rest = (said.group("rest") or "").split()
+        return None if rest and rest[0] in _NOT_A_DESCRIPTION else _Topic(said.group("x"), needed=False)
+    if not last and len(words) <= 4 and not any(w in leads for w in words):
+        return _Topic(clause, needed=True)  # "fridge", "the blue mug in the fridge": the topic of what follows
+    return None

@@ -29,8 +29,6 @@ import os
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -72,6 +70,7 @@ from bt_executive.llm.model.refusal_tool import REFUSE, refusal_in, refuse_tool
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused
 from bt_executive.llm.routing.route_item import route_items
 from bt_executive.llm.routing.router import Router, narrow_palette
+from bt_executive.llm.serving.llama_http import LlamaHttpError, chat_url, post_json
 from bt_executive.llm.serving.local_model import LocalModelServer, is_serving, port_of
 from bt_executive.llm.serving.slot_cache import SlotCache, default_slot_dir, model_identity
 from bt_executive.skills.call import AttemptRecord, SkillCall
@@ -617,13 +616,9 @@ def _prefill(api_base: str, model: str, messages: Sequence[Message], timeout_s: 
         "max_tokens": 1,
         "cache_prompt": True,
     }
-    request = urllib.request.Request(  # noqa: S310 (our loopback server)
-        f"{api_base.rstrip('/')}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
-    )
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310
-            response.read()
-    except (urllib.error.URLError, OSError, ValueError) as err:
+        post_json(chat_url(api_base), body, timeout_s)
+    except LlamaHttpError as err:
         log.debug("prefill of the local model failed: %s", err)
 
 

