@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("rclpy")
 
-from rclpy.node import Node  # noqa: E402
+from rclpy.node import Node
 
-from bt_executive.cli.ros_process import RosProcess  # noqa: E402
+from bt_executive.cli.ros_process import RosProcess
 
 
 def test_a_raising_callback_is_logged_and_the_process_spins_on(

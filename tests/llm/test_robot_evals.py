@@ -37,9 +37,10 @@ MIN_TASKS = 60
 MIN_REFUSALS = 12
 PENDING_KINDS = pytest.mark.xfail(
     strict=False,
-    reason="no plan comes back for any must-refuse task (the wrong-plan gate holds that), but one ends in a "
-    "parse error instead of its kind: 'light the candles on the table' (no verb of the lexicon's, not "
-    "no_such_object)",
+    reason="no plan comes back for any must-refuse task (the wrong-plan gate holds that), but three are refused "
+    "with another kind: 'light the candles on the table' and 'go to the room with the oven' as missing_skill (a "
+    "clause the grammar cannot read that names something here), not no_such_object; 'throw the mug in the bin' "
+    "as unsafe (throwing is refused whatever the object), not ambiguous",
 )
 
 

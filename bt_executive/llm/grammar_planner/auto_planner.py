@@ -27,7 +27,8 @@ import threading
 from collections.abc import Callable, Sequence
 
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
-from bt_executive.llm.grounding.task_objects import named_ids
+from bt_executive.llm.grounding.object_matching import object_words, phrase_words
+from bt_executive.llm.grounding.task_objects import named_ids, task_words
 from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood, normalise_task
 from bt_executive.llm.language.verb_lexicon import verbs_in
@@ -83,7 +84,7 @@ class AutoPlanner:
         except TaskNotUnderstood as err:
             self.refuse_missing_skill(task)
             if self._make_fallback is None:
-                raise
+                raise unread(task, world_state, err) from None
             return self._ask_model(task, world_state, prior_attempts, err)
 
     def refuse_missing_skill(self, task: str) -> None:
@@ -149,6 +150,27 @@ def refuse_out_of_scope(task: str) -> None:
             f"{out_of_scope!r} is not something this robot's skills do; it moves objects on its table",
             RefusalKind.OUT_OF_SCOPE,
         )
+
+
+def unread(task: str, world: WorldState, err: TaskNotUnderstood) -> PlannerRefused:
+    """The refusal of a task the grammar cannot read when no model is there to try: ``missing_skill`` when it
+    names something of this robot's world (no skill of the robot is asked that way: "lock the front door"),
+    ``out_of_scope`` when it names nothing here ("order me a pizza")."""
+    said = set(task_words(task))
+    own = {w for o in world.objects for w in object_words(o)} | {w for r in world.regions for w in phrase_words(r)}
+    lexicon = load_lexicon()
+    named = sorted((said & own) - set(lexicon.function_words) - set(lexicon.ignored))
+    where = "" if err.clause == task else f" (the part {err.clause!r})"
+    if named:
+        return PlannerRefused(
+            f"no skill of this robot is asked {task!r}{where}: {err.forms}; no model is configured to read it "
+            f"otherwise (it names {', '.join(named)})",
+            RefusalKind.MISSING_SKILL,
+        )
+    return PlannerRefused(
+        f"{task!r}{where} names nothing in this robot's world and asks for none of its skills: {err.forms}",
+        RefusalKind.OUT_OF_SCOPE,
+    )
 
 
 _PROHIBITION = re.compile(r"(?:^|,|\band\b|\bbut\b|\bthen\b)\s*(?:please\s+)?(?:don\s*t|do\s+not|never|avoid)\b")

@@ -169,16 +169,20 @@ class GrammarPlanner:
             words = task.split()
             fixed = correct(words, known_words(world_state, self._registry), protected=protected_words(world_state))
             if not fixed.notes:
-                raise self._explained(first) from None
+                raise self._explained(first, task, world_state) from None
             reading = " ".join(fixed.words)
             try:
                 plan = self._plan(reading, world_state, prior_attempts)
             except PlannerError:
-                raise self._explained(first) from None
+                raise self._explained(first, task, world_state) from None
             return plan.model_copy(update={"notes": f"read as {reading!r} ({', '.join(fixed.notes)}); {plan.notes}"})
 
-    def _explained(self, error: PlannerError) -> PlannerError:
-        """A task outside the grammar is told the verbs of this robot's skills, not the tabletop's forms."""
+    def _explained(self, error: PlannerError, task: str, world: WorldState) -> PlannerError:
+        """A task outside the grammar is told the verbs of this robot's skills, not the tabletop's forms; so is
+        an object phrase that names one object and then words no rule reads ("the green cube upside down",
+        "the blue pump for cracks"): those words, not the object, are what is not understood."""
+        if isinstance(error, UnknownObject) and not error.excluded and _names_one_then_more(error.phrase, world):
+            error = TaskNotUnderstood(task, error.phrase)
         return error.for_robot(robot_verbs(self._registry)) if isinstance(error, TaskNotUnderstood) else error
 
     def _plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord]) -> Plan:
@@ -195,6 +199,31 @@ class GrammarPlanner:
                 raise PlannerError(refusal.reason) from refusal
             raise
         return builder.finish(len(intents))
+
+
+_RELATION_WORDS = frozenset(
+    {"on", "in", "inside", "into", "at", "by", "near", "next", "beside", "under", "behind", "from", "off", "with"}
+    | {"of", "that", "which", "to", "over", "above", "below", "between", "around", "outside", "nearest", "closest"}
+)
+"""Words after an object phrase that say where it is: a miss there is no such object, not unread words."""
+
+
+def _names_one_then_more(phrase: str, world: WorldState) -> bool:
+    """Whether the phrase's first words name exactly one object, ending in its noun ("the green cube"), and
+    the rest neither say where it is nor describe an object ("upside down", "for cracks"; not "gauge", "b")."""
+    words = phrase.split()
+    lexicon = load_lexicon()
+    describing = lexicon.colour_words() | lexicon.category_words() | set(lexicon.categories)
+    describing |= {w for o in world.objects for w in object_words(o)}
+    for cut in range(len(words) - 1, 0, -1):
+        head, rest = words[:cut], words[cut:]
+        if rest[0] in _RELATION_WORDS or set(rest) & describing or any(len(w) < 3 or w.isdigit() for w in rest):
+            continue
+        found = match_objects(" ".join(head), world).ids
+        obj = world.object(found[0]) if len(found) == 1 else None
+        if obj is not None and head[-1] in object_words(obj) and head[-1] not in lexicon.colour_words():
+            return True
+    return False
 
 
 class _PlanBuilder:
@@ -367,11 +396,17 @@ class _PlanBuilder:
         subject = unmet.args[0] if unmet.args else ""
         if unmet.name in AFFORDANCE_NAMES and not unmet.negated:
             raise NotAfforded(f"{call.label()} needs {unmet}, and {subject} is not {unmet.name} here")
+        if unmet.name == "reachable" and not unmet.negated and not self.can_reach():
+            raise NotAfforded(f"{call.label()} needs {subject} within reach, and no skill of this robot moves it there")
         if unmet.name == "exists" and not unmet.negated:
             known = ", ".join(self.world.ids())
             raise PlannerRefused(
                 f"{call.label()} needs {subject}, which is not in the world ({known})", RefusalKind.NO_SUCH_OBJECT
             )
+
+    def can_reach(self) -> bool:
+        """Whether some skill makes an object reachable (a mobile base's approach): else out of reach stays so."""
+        return any(parse_predicate(e).name == "reachable" for m in self.registry for e in m.effects)
 
     def achieve(self, goal: Predicate, call: SkillCall) -> bool:
         """Insert steps that make ``goal`` hold before ``call`` (one level of backward chaining)."""

@@ -328,7 +328,7 @@ def _refined(
         rest = " ".join(w for w in words if w != state)
         found = match_objects(rest, world, exclude=exclude, among=among).ids
         open_wanted = _STATES[state]
-        kept = tuple(i for i in found if i in world.drawers and _is_open(world, i) == open_wanted)
+        kept = tuple(i for i in found if i in world.drawers and is_open(world, i) == open_wanted)
         return ObjectMatch(phrase=phrase, ids=kept, rule="words")
     size = next((kind for kind, said in lex.sizes.items() for w in words if w in said), None)
     if size is None:
@@ -353,7 +353,7 @@ _STATES = {"open": True, "opened": True, "closed": False, "shut": False}
 """State words of an object phrase: an object whose open state the world gives is kept when it agrees."""
 
 
-def _is_open(world: WorldState, object_id: str) -> bool:
+def is_open(world: WorldState, object_id: str) -> bool:
     return world.drawers.get(object_id, 0.0) >= DRAWER_OPEN_FRACTION
 
 
@@ -607,6 +607,10 @@ def stated_count(phrase: str) -> int | None:
     return 2 if text.startswith("both ") else None
 
 
+_DESCRIBED = re.compile(r"\b(?:that|which|sitting|lying|resting|standing|placed|located)\s")
+"""A relative clause or a placement: the phrase says which one by where it is, and is kept whole."""
+
+
 def expand_phrase(phrase: str) -> tuple[tuple[str, ...], bool]:
     """The phrases a possibly plural phrase stands for, and whether it is quantified ("all the cubes").
 
@@ -629,6 +633,8 @@ def expand_phrase(phrase: str) -> tuple[tuple[str, ...], bool]:
             quantified = True
             break
     parts = [p for p in _LIST_SPLIT.split(text) if p]
+    if len(parts) == 1 and not quantified and _DESCRIBED.search(text):
+        return ((phrase,), False)  # "the cube that s sitting on the blue one": one object, said by where it is
     categories = load_lexicon().category_words() | set(lex.categories)
     words_of = [phrase_words(p) for p in parts]
     head = next((w[-1] for w in reversed(words_of) if w and w[-1] in categories), None)

@@ -61,7 +61,8 @@ class QuantityWords(BaseModel):
 
     count_adverbs: dict[str, int] = Field(default_factory=lambda: {"once": 1, "twice": 2, "thrice": 3})
     count_nouns: frozenset[str] = frozenset(
-        {"time", "times", "pass", "passes", "loop", "loops", "round", "rounds", "lap", "laps", "repetitions"}
+        {"time", "times", "pass", "passes", "loop", "loops", "round", "rounds", "lap", "laps", "repetitions", "people"}
+        | {"persons", "guests", "diners", "places", "seats", "settings"}
     )
     fractions: dict[str, float] = Field(
         default_factory=lambda: {"half": 0.5, "halves": 0.5, "quarter": 0.25, "quarters": 0.25}

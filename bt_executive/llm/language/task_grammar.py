@@ -104,6 +104,7 @@ class TaskNotUnderstood(PlannerError):
             forms = f"'<verb> the X (on|in|to the Y)' with this robot's verbs: {', '.join(verbs)}"
         else:
             forms = "; ".join(GRAMMAR)
+        self.forms = f"it reads {forms}"
         super().__init__(
             f"the task grammar cannot parse {task!r}{where}. It understands: {forms}; "
             f"chained with 'then', ',' or 'and'. {LLM_PLANNER_HINT}."
@@ -225,6 +226,10 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     verbs = grammar.lexicon.verb_words() | leads
     # "go and recharge", "come and see": the going is how, not a task of its own
     task = re.sub(r"\b(?:go|come)\s+and\s+(?=(\w+))", lambda m: "" if m.group(1) in verbs else m.group(0), task)
+    # "taking the mug off the table and dropping it in the bin": each -ing verb after the first is a verb too
+    task = re.sub(r"\b(and |then |, )(\w+ing)\b", lambda m: m.group(1) + infinitive_first(m.group(2), verbs), task)
+    # "close that drawer, it s sticking out": what follows describes, it is a clause of its own
+    task = re.sub(r",\s+(?=(?:it|they|this|that)\s+(?:s|is|are|re|was|looks|seems)\b)", " then ", task)
     parts = separator.split(task) if task else []
     clauses = []
     for part in parts:
@@ -235,11 +240,16 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     return clauses
 
 
+_CONTENTS = re.compile(
+    r"^(?:(?:whatever|what|everything|anything)\s+(?:s|is)\s+(?:in|inside)|the\s+contents\s+of)\s+(?=\S)"
+)
+
+
 def object_phrase(text: str | None) -> str | None:
     """An object phrase as written ("the red cube"); None for a pronoun ("it")."""
     if text is None:
         return None
-    phrase = text.strip()
+    phrase = _CONTENTS.sub("", text.strip())  # "whatever s in the red mug": the red mug (poured, emptied)
     bare = _ARTICLE.sub("", phrase).strip()
     return None if not bare or bare in _PRONOUN else phrase
 
@@ -302,6 +312,7 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
         bare = clause
         bare = _without_amount_frames(clause, amounts)
         bare = re.sub(r"\s+(?:by|for|at)(?=\s+(?:to|towards|toward|$))|\s+(?:by|for|at)$", "", " ".join(bare.split()))
+        bare = _compiled().suffix.sub("", bare.strip(" ,")).strip(" ,")  # "drive to the room please, 0.2 m/s"
         intent = _parse_clause(bare, skill_phrases)
         return None if intent is None else intent.model_copy(update={"clause": clause, "quantities": tuple(amounts)})
     return _parse_clause(clause, skill_phrases)
@@ -368,6 +379,8 @@ def _parse_plain(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     rubbish"); the intent keeps the clause as written."""
     reading = _particle_first(clause, skill_phrases)
     intent = _parse_reading(reading, skill_phrases)
+    if intent is None and (plain := _without_particle(reading, skill_phrases)) is not None:
+        intent = _parse_reading(plain, skill_phrases)  # "clear off the table": the particle adds nothing
     return intent if intent is None or reading == clause else intent.model_copy(update={"clause": clause})
 
 
@@ -379,7 +392,30 @@ def _parse_reading(clause: str, skill_phrases: Collection[str]) -> Intent | None
     going = re.match(r"^(?:go|come)\s+(?:and\s+)?(?P<rest>(?P<verb>\S+).*)$", clause)
     leads = load_lexicon().verb_words() | {p.split()[0] for p in skill_phrases}
     own = any(clause == p or clause.startswith(p + " ") for p in skill_phrases if p.split()[0] in ("go", "come"))
-    if not own and going is not None and going.group("verb") in leads - {"go", "come", "to", "home", "with", "along"}:
+    if (
+        not own
+        and going is not None
+        and going.group("verb")
+        in leads
+        - {
+            "go",
+            "come",
+            "to",
+            "home",
+            "with",
+            "along",
+            "back",
+            "over",
+            "up",
+            "down",
+            "out",
+            "off",
+            "round",
+            "around",
+            "on",
+            "in",
+        }
+    ):
         clause = going.group("rest")  # "go push the red block right": the going is not a task ("go get" may be)
     for action, pattern in grammar.particles:  # "pull the drawer open": the particle says what the verb is
         if (particle := pattern.match(clause)) is not None:
@@ -458,6 +494,21 @@ def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
         bare=not rest and direction is None,
         joined=joined,
     )
+
+
+_PARTICLES = frozenset({"off", "up", "down", "out", "away", "over"})
+
+
+def _without_particle(clause: str, skill_phrases: Collection[str]) -> str | None:
+    """ "clear off the kitchen table" as "clear the kitchen table", where "clear off" is no verb phrase of the
+    lexicon's or the skills' and "clear" is; None otherwise."""
+    words = clause.split()
+    if len(words) < 3 or words[1] not in _PARTICLES or words[0] not in _leads(skill_phrases):
+        return None
+    phrases = {*skill_phrases, *(p for p, _ in load_lexicon().action_phrases()), *load_lexicon().verb_words()}
+    if any(p.startswith(f"{words[0]} {words[1]}") for p in phrases | {p for p, _ in load_lexicon().verb_phrases()}):
+        return None
+    return " ".join([words[0], *words[2:]])
 
 
 def _particle_first(clause: str, skill_phrases: Collection[str]) -> str:
@@ -545,7 +596,8 @@ def _verbless(clause: str) -> Intent | None:
     if match is None or not match.group("x") or _QUESTION.search(match.group("x")):
         return None
     lex = load_lexicon()
-    words = match.group("x").split()
+    kept, _ = _except(match.group("x"))  # "all the blocks apart from the red one into the bowl"
+    words = (kept or "").split()
     nouns = lex.category_words() | set(lex.categories)
     starts = {"the", "a", "an", "this", "that", "all", "every", "each", "both"} | lex.colour_words() | nouns
     if len(words) > 4 or words[-1] not in nouns or words[0] not in starts:
@@ -688,7 +740,7 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     topic: _Topic | None = None  # what "it" means after "the bin is full, ..." or "fridge, ..."
     described = False
     for number, clause in enumerate(parts):
-        intent = parse_clause(clause, skill_phrases) or _elided(clause, intents[-1] if intents else None)
+        intent = parse_clause(clause, skill_phrases) or _elided(clause, intents[-1] if intents else None, leads)
         if intent is None and number + 1 < len(parts):  # "grasp and lift the red block": the object is shared
             after = parse_clause(parts[number + 1], skill_phrases)
             if after is not None and after.object is not None:
@@ -723,7 +775,7 @@ _PURPOSE = re.compile(r"\s+(?:in order\s+)?to\s+(?=\S)")
 def _purpose(clause: str, skill_phrases: Collection[str]) -> list[str]:
     """ "X to Y", where Y is a task of its own: Y alone when X only handles a part of Y's object ("pull the
     handle to open the drawer"), else X then Y ("go to the kitchen to wipe the table")."""
-    verbs = load_lexicon().verb_words()
+    verbs = _leads(skill_phrases)
     found = next(
         (m for m in _PURPOSE.finditer(clause) if clause[m.end() :].split()[0] in verbs and m.start() > 0), None
     )
@@ -753,12 +805,18 @@ def _whole_of(phrase: str | None) -> str | None:
 
 
 _ELIDED = re.compile(rf"^(?P<x>(?:the|a|an)\s+.+?)(?:\s+{_ALSO})?$")
+_ELIDED_NAME = re.compile(r"^(?P<x>[a-z]*\d[a-z0-9_]*|[a-z]+_[a-z0-9_]+)$")
+"""A name with a digit or an underscore ("p7", "pump_2"): never a verb."""
 
 
-def _elided(clause: str, previous: Intent | None) -> Intent | None:
+def _elided(clause: str, previous: Intent | None, leads: Collection[str] = ()) -> Intent | None:
     """ "put the red cube in the bowl, then the green one": a bare object phrase repeats the previous
-    clause's action on it (same destination, same direction)."""
+    clause's action on it (same destination, same direction); so does a short name after an act ("read t3
+    then p7")."""
     match = _ELIDED.match(clause)
+    if match is None and previous is not None and previous.action is IntentAction.ACT:
+        words = clause.split()
+        match = _ELIDED_NAME.match(clause) if len(words) <= 2 and not set(words) & set(leads) else None
     if match is None or previous is None or previous.object is None or previous.action is IntentAction.HOME:
         return None
     return previous.model_copy(update={"object": object_phrase(match.group("x")), "clause": clause})

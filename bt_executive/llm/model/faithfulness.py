@@ -68,6 +68,7 @@ from dataclasses import dataclass, replace
 from pydantic import JsonValue
 
 from bt_executive.llm.grammar_planner.skill_choice import names_category
+from bt_executive.llm.grounding.object_matching import is_open, match_objects
 from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch, convert, schema_unit
 from bt_executive.llm.language.task_grammar import IntentAction
 from bt_executive.llm.model.task_reading import ClauseReading, Mention, TaskReading, read_task, table_ids
@@ -140,7 +141,7 @@ def check_faithful(
         *_unused(reading, steps, done),
         *_unnamed(reading, steps, world),
         *_unasked(reading, steps),
-        *_undone(reading, steps, done_skills),
+        *_undone(reading, steps, done_skills, world),
         *_directions(reading, steps),
         *_amounts(reading, steps),
         *_misplaced(reading, plan.steps, world, registry),
@@ -420,7 +421,9 @@ def _unasked(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     return problems
 
 
-def _undone(reading: TaskReading, steps: Sequence[StepView], done: Sequence[SkillManifest]) -> list[str]:
+def _undone(
+    reading: TaskReading, steps: Sequence[StepView], done: Sequence[SkillManifest], world: WorldState
+) -> list[str]:
     """Rule 3b: what each clause's verbs ask for, some step does (or an attempt already did); "go home", a step
     that brings the arm home. A pick followed by a clause about the same thing ("grasp the handle and open it")
     is the means of that clause, as the grammar reads it, and needs no step of its own."""
@@ -430,7 +433,7 @@ def _undone(reading: TaskReading, steps: Sequence[StepView], done: Sequence[Skil
     problems = []
     for index, clause in enumerate(reading.clauses):
         following = reading.clauses[index + 1] if index + 1 < len(reading.clauses) else None
-        if _means_of(clause, following):
+        if _means_of(clause, following) or _already(clause, world):
             continue
         if clause.intent is not None and clause.intent.action is IntentAction.HOME:
             if not any(parse_predicate(e).name in POSE_PREDICATES for m in manifests for e in m.effects):
@@ -441,6 +444,15 @@ def _undone(reading: TaskReading, steps: Sequence[StepView], done: Sequence[Skil
             asks = ", ".join(sorted(a.value for a in clause.actions)) or ", ".join(sorted(clause.skills))
             problems.append(f"the task says {clause.text!r}, which no step does ({asks})")
     return problems
+
+
+def _already(clause: ClauseReading, world: WorldState) -> bool:
+    """Whether the clause opens what is open, or closes what is closed, before any step: nothing to do."""
+    intent = clause.intent
+    if intent is None or intent.action not in (IntentAction.OPEN, IntentAction.CLOSE) or intent.object is None:
+        return False
+    ids = match_objects(intent.object, world).ids
+    return len(ids) == 1 and is_open(world, ids[0]) == (intent.action is IntentAction.OPEN)
 
 
 def _means_of(clause: ClauseReading, following: ClauseReading | None) -> bool:
