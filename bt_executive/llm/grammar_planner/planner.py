@@ -778,6 +778,11 @@ class _PlanBuilder:
             if counted:  # "scan 3 levels of the shelf": levels, the parameter the noun names
                 intent = intent.model_copy(update={"object": rest})
                 break
+        place = self.place_to_go(intent, skills)
+        if place is not None:  # "photograph the control room": go there, then the skill on nothing named
+            self.act(Intent(action=IntentAction.ACT, clause=intent.clause, verb="go to", object=intent.object))
+            self.notes.append(f"{intent.clause!r}: at {place}, on nothing named there")
+            intent = intent.model_copy(update={"object": None, "bare": True})
         referent = self.referent(intent, skills)
         chosen = choose(skills, referent, self.world, doing=doing, actions=actions)
         if referent is None:
@@ -806,6 +811,23 @@ class _PlanBuilder:
             return
         self.emit(skill, args, intent.clause)
         self.last_actions = actions
+
+    def place_to_go(self, intent: Intent, skills: list[SkillManifest]) -> str | None:
+        """The region a clause names for skills that act on objects, none of which it names, and that need none
+        named ("take a photo in the boiler room"): the robot goes there first. None otherwise."""
+        if intent.object is None or match_objects(intent.object, self.world).ids:
+            return None
+        region = region_named(intent.object, self.world) or region_named(intent.object, self.world, partly=True)
+        if region is None or any(fit(m, Referent(region, region=True), self.world) for m in skills):
+            return None
+        for manifest in skills:
+            param = referent_param(manifest, region=False)
+            required = set((manifest.parameters or {}).get("required", ()))
+            if param is not None and param not in required:
+                navigation = candidates(self.registry, "go to", frozenset({ActionVerb.NAVIGATE}))
+                if any(fit(m, Referent(region, region=True), self.world) for m in navigation):
+                    return region
+        return None
 
     def restates(self, skill: str, args: dict[str, JsonValue], intent: Intent, actions: frozenset[ActionVerb]) -> bool:
         """Whether a clause says again what the clause before it did, by going ("go to the charger and
@@ -939,7 +961,7 @@ class _PlanBuilder:
             return intent
         words = {w for o in self.world.objects for w in object_words(o)}
         words |= {w for name in self.world.regions for w in phrase_words(name)}
-        phrase = surface_apart(choice_apart(intent.object, skills), skills, words)
+        phrase = surface_apart(choice_apart(intent.object, skills), skills, words, self.world.regions)
         return intent if phrase == intent.object else intent.model_copy(update={"object": phrase})
 
     def place_apart(self, intent: Intent, skills: list[SkillManifest]) -> Intent:

@@ -15,7 +15,7 @@ never from a list of skill names, and cut out so that the rest names the object:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from text_to_num import text2num  # type: ignore[import-untyped]
 
@@ -99,11 +99,19 @@ def counts_apart(phrase: str, manifest: SkillManifest) -> tuple[str, dict[str, i
     return phrase, {}
 
 
-def surface_apart(phrase: str, skills: Iterable[SkillManifest], world_words: set[str]) -> str:
-    """ "the floor of the living room" -> "the living room": a word of a skill's ``objects`` that names no
-    object here, said of the place or object it belongs to; the phrase unchanged otherwise."""
-    found = re.fullmatch(rf"{_ARTICLE}(?P<w>[a-z]+)\s+(?:of|in)\s+(?P<rest>.+)", phrase)
-    if found is None or found.group("w") in world_words:
-        return phrase
+def surface_apart(
+    phrase: str, skills: Iterable[SkillManifest], world_words: set[str], regions: Collection[str] = ()
+) -> str:
+    """ "the floor of the living room" (or "the living room floor", a region's) -> "the living room": a word of
+    a skill's ``objects`` that names no object here, said of the place or object it belongs to; the phrase
+    unchanged otherwise."""
     said = {word for manifest in skills for word in manifest.objects}
+    found = re.fullmatch(rf"{_ARTICLE}(?P<w>[a-z]+)\s+(?:of|in)\s+(?P<rest>.+)", phrase)
+    if found is None:  # "the living room floor": the word said after its place
+        after = re.fullmatch(rf"{_ARTICLE}(?P<rest>.+?)\s+(?P<w>[a-z]+)", phrase)
+        if after is not None and after.group("w") in said and after.group("w") not in world_words:
+            return after.group("rest") if after.group("rest").replace(" ", "_") in regions else phrase
+        return phrase
+    if found.group("w") in world_words:
+        return phrase
     return found.group("rest") if found.group("w") in said else phrase

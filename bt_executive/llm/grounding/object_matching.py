@@ -409,9 +409,9 @@ _PLACED = (
 """'the block (that is) (sitting) nearest the drawer': words between an object and where it is, dropped."""
 _POSITION = (
     re.compile(rf"^(?:the\s+)?(?P<sup>{_EXTREME})\s+(?P<x>.+?)(?:\s+(?:to|from)\s+(?P<y>.+))?$"),
+    re.compile(rf"^(?P<x>.+?)\s+{_PLACED}(?P<sup>{_EXTREME})$"),  # "the block furthest to the left"
     re.compile(rf"^(?P<x>.+?)\s+{_PLACED}(?P<sup>{_EXTREME})\s+(?:to\s+|from\s+)?(?P<y>.+)$"),
     re.compile(r"^(?P<x>.+?)\s+(?:on|to|at)\s+(?:the\s+|your\s+|my\s+)?(?P<sup>left|right)(?:\s+side)?$"),
-    re.compile(rf"^(?P<x>.+?)\s+{_PLACED}(?P<sup>{_EXTREME})$"),  # "the block furthest to the left"
 )
 TIE_M = 0.01
 """Two objects whose positions differ by less than this (metres) along the asked direction are a tie."""

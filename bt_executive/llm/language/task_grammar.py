@@ -178,7 +178,7 @@ class _Compiled:
             r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
             r"(?P<b>(?:the|a|an)\s+.+?\s+(?:on top of|onto|on|into|inside|in|upon)\s+.+)$"
         )
-        self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")\s+)+")
+        self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")(?:\s*,)?\s+)+")
         self.suffix = re.compile(r"(?:[\s,]+(?:" + "|".join(_alternatives(lex.filler_suffixes)) + r"))+$")
         self.adverbs = re.compile(r"(?:^|\s)(?:" + "|".join(_alternatives(lex.adverbs)) + r")(?=\s|,|$)")
 
@@ -729,7 +729,8 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     """Parse a task into intents; TaskNotUnderstood (listing the grammar) if any clause is outside it.
 
     ``skill_phrases``: the verb phrases the robot's manifests add (``language.phrases``)."""
-    text = reorder_clauses(normalise_task(task), _object_of)
+    grammar = _compiled()
+    text = reorder_clauses(grammar.prefix.sub("", normalise_task(task) + " ").strip(), _object_of)
     clauses = split_clauses(text, skill_phrases)
     if not clauses:
         raise TaskNotUnderstood(task, task)

@@ -445,6 +445,7 @@ def _object_spans(tokens: Sequence[_Token], vocabulary: _Vocabulary) -> list[tup
     return spans
 
 
+_EXTREME_WORDS = frozenset({"furthest", "farthest", "far", "most", "closest", "nearest"})
 _SIDE = re.compile(r"^(?:on|at)\s+(?:the|your|my)\s+(?:left|right)(?:\s+(?:side|hand side))?")
 
 
@@ -522,6 +523,8 @@ def _directions(
             after = words[at + len(parts)] if at + len(parts) < len(words) else ""
             if after == "of":
                 continue  # "left of the plate": a relation, not a way to move
+            if set(words[max(0, at - 3) : at]) & _EXTREME_WORDS:
+                continue  # "the block furthest to the left": a position, not a way to move
             if phrase in particles and not pushed:
                 continue  # "put it back on the plate", "put the cubes away": a particle, not a way to push
             taken |= cover
