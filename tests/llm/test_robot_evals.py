@@ -96,6 +96,22 @@ def test_auto_makes_no_wrong_plan_on_the_tuned_tiers(name: str, auto_scores: dic
     assert wrong == [], "\n".join(wrong)
 
 
+BLIND_ROBOTS = [n for n in ROBOTS if (ROBOTS_DIR / n / "blind.yaml").is_file()]
+
+
+@pytest.mark.parametrize("name", BLIND_ROBOTS)
+def test_auto_makes_no_wrong_plan_on_the_blind_split(name: str, robots: dict[str, EvalRobot]) -> None:
+    # Written by people who never read the grammar: whatever it cannot read yet, it refuses; it never misplans.
+    scores = evaluate(AutoPlanner(robots[name].registry), robots[name], "blind")
+    assert len(scores) >= 40
+    wrong = [f"{s.task!r}: {s.why}" for s in scores if s.wrong]
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_every_robot_has_a_blind_split() -> None:
+    assert BLIND_ROBOTS == ROBOTS
+
+
 @pytest.mark.parametrize("name", [pytest.param(n, marks=PENDING_KINDS if n == "home" else ()) for n in ROBOTS])
 def test_auto_refuses_every_must_refuse_task(name: str, auto_scores: dict[str, list[TaskScore]]) -> None:
     failed = [f"{s.task!r}: {s.why}" for s in auto_scores[name] if s.tier == "must_refuse" and not s.success]

@@ -7,6 +7,9 @@ robot's skills and world. Each robot is a folder:
     ├── robot.yaml     name, skill dirs (from the repo root), world file (from here)
     ├── world.yaml     the WorldState every task starts from (changed by its scenario)
     ├── tasks.yaml     the tuned tiers: the planner may be tuned until they pass
+    ├── blind.yaml     written blind (optional): sentences by people who read only the manifests and the
+    │                  world, scored before any tuning on them (the figure is in the file), then tuned on;
+    │                  gated on wrong plans only, so a new batch can land before the planner reads all of it
     └── heldout.yaml   the held-out split (optional): never tuned on, it says how the tuning generalises
 
 Loading checks the files against each other, so that a typo fails at load
@@ -34,12 +37,13 @@ from bt_executive.skills.predicates import parse_predicate
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
 
-Split = Literal["tuned", "heldout"]
-SPLITS: tuple[Split, ...] = ("tuned", "heldout")
+Split = Literal["tuned", "blind", "heldout"]
+SPLITS: tuple[Split, ...] = ("tuned", "blind", "heldout")
 
 ROBOT_FILE = "robot.yaml"
 TUNED_FILE = "tasks.yaml"
 HELDOUT_FILE = "heldout.yaml"
+BLIND_FILE = "blind.yaml"
 
 
 class RobotFile(BaseModel):
@@ -65,16 +69,19 @@ class EvalRobot:
     tuned: EvalFile
     heldout: EvalFile | None
     directory: Path
+    blind: EvalFile | None = None
 
     def splits(self) -> Iterator[tuple[Split, EvalFile]]:
         """The splits present, tuned first."""
         yield "tuned", self.tuned
-        if self.heldout is not None:
-            yield "heldout", self.heldout
+        for name in ("blind", "heldout"):
+            data = self.split(name)
+            if data is not None:
+                yield name, data
 
     def split(self, split: Split) -> EvalFile | None:
         """One split's file, None when it is absent."""
-        return self.tuned if split == "tuned" else self.heldout
+        return {"tuned": self.tuned, "blind": self.blind, "heldout": self.heldout}[split]
 
 
 def repo_root() -> Path:
@@ -104,7 +111,9 @@ def load_robot(directory: Path, *, tuned: Path | None = None, root: Path | None 
     tuned_file = _load_split(tuned_path, registry, world)
     heldout_path = directory / HELDOUT_FILE
     heldout_file = _load_split(heldout_path, registry, world) if heldout_path.is_file() else None
-    return EvalRobot(spec.name, registry, world, tuned_file, heldout_file, directory)
+    blind_path = directory / BLIND_FILE
+    blind_file = _load_split(blind_path, registry, world) if blind_path.is_file() else None
+    return EvalRobot(spec.name, registry, world, tuned_file, heldout_file, directory, blind_file)
 
 
 def _load_split(path: Path, registry: SkillRegistry, world: WorldState) -> EvalFile:

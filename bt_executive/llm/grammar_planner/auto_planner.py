@@ -139,9 +139,13 @@ class AutoPlanner:
 def refuse_out_of_scope(task: str) -> None:
     """Refuse a request no robot skill serves (the lexicon's out_of_scope list) or one it must never carry out
     (its unsafe list: throwing, breaking, hurting), before any model could turn it into skill calls."""
-    text = f" {normalise_task(task)} "
+    # The task as written too: a spelling the grammar reads ("rm" as "room") must not hide "rm -rf".
+    text = f" {normalise_task(task)} | {' '.join(task.lower().split())} "
     lexicon = load_lexicon()
-    unsafe = _first_phrase(text, lexicon.unsafe)
+    safe = text
+    for idiom in lexicon.unsafe_idioms:  # "throw it away": discarding, not throwing
+        safe = re.sub(idiom, " ", safe)
+    unsafe = _first_phrase(safe, lexicon.unsafe)
     if unsafe is not None:
         raise PlannerRefused(f"{unsafe!r}: this robot does not do that, whatever the object", RefusalKind.UNSAFE)
     out_of_scope = _first_phrase(text, lexicon.out_of_scope)

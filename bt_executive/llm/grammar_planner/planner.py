@@ -226,6 +226,19 @@ def _names_one_then_more(phrase: str, world: WorldState) -> bool:
     return False
 
 
+MAX_REPEATS = 10
+"""The most times a count repeats a clause's calls ("tap it 3 times")."""
+
+
+def _repeats(intent: Intent) -> int | None:
+    """How many times a clause's one count says to do it (2..MAX_REPEATS), if it names exactly one count."""
+    counts = [q for q in intent.quantities if q.unit == COUNT]
+    if len(counts) != 1 or len(intent.quantities) != 1:
+        return None
+    value = counts[0].value
+    return int(value) if value == int(value) and 2 <= value <= MAX_REPEATS else None
+
+
 class _PlanBuilder:
     """One planning pass: the imagined world, the steps so far and the notes explaining them."""
 
@@ -241,6 +254,7 @@ class _PlanBuilder:
         self.steps: list[SkillCall] = []
         self.notes: list[str] = []
         self.last_object: str | None = None
+        self.named: list[str] = []  # every id a phrase named, in order: what a later 'it' may mean
         self.last_target: str | None = None
         self.last_region: str | None = None
         """The region the last clause acted on, while no object came after it: what 'it' in "go to the
@@ -275,6 +289,8 @@ class _PlanBuilder:
         if phrase is None:
             candidates = [c for c in (self.last_object, self.last_target, self.held()) if c is not None]
             fitting = [c for c in candidates if among is None or c in among]
+            if not fitting and among is not None:  # "open the drawer, put the cubes inside, close it": the drawer
+                fitting = [c for c in reversed(self.named) if c in among][:1]
             referent = next(iter(fitting or candidates), None)
             if referent is None:
                 raise UnplannableStep(
@@ -321,6 +337,7 @@ class _PlanBuilder:
             raise
         object_id = match.ids[0]
         self.antecedent = object_id
+        self.named.append(object_id)
         if match.rule != "exact":
             self.notes.append(f"{phrase!r} -> {object_id} ({match.rule})")
         return object_id
@@ -484,9 +501,25 @@ class _PlanBuilder:
     # -- intents ----------------------------------------------------------------------------------
 
     def add(self, intent: Intent) -> None:
-        """Expand one intent into calls (or nothing, when its effect already holds), per object it names."""
-        for each in self.each_object(self.grounded_reading(intent)):
-            self.add_one(each)
+        """Expand one intent into calls (or nothing, when its effect already holds), per object it names.
+
+        A count no parameter takes ("tap the red cube twice", "tap red x3") repeats the clause's calls, when
+        each repetition adds calls of its own (a step already done is not done twice: never a silent once)."""
+        before = len(self.steps)
+        try:
+            for each in self.each_object(self.grounded_reading(intent)):
+                self.add_one(each)
+        except TaskNotUnderstood:
+            times = _repeats(intent)
+            if times is None or len(self.steps) != before:
+                raise
+            once = intent.model_copy(update={"quantities": tuple(q for q in intent.quantities if q.unit != COUNT)})
+            for _ in range(times):
+                size = len(self.steps)
+                self.add(once)
+                if len(self.steps) == size:
+                    raise
+            self.notes.append(f"{intent.clause!r}: {times} times")
 
     def grounded_reading(self, intent: Intent) -> Intent:
         """The first reading of a placement whose object and target phrases each name one object here.
@@ -585,6 +618,10 @@ class _PlanBuilder:
                 intent.model_copy(update={"object": i, "target": b, "tower": False})
                 for i, b in zip(ids, bases, strict=True)
             ]
+        if intent.action is IntentAction.PUT and intent.target is None and len(ids) > 1:
+            # "put the red cube and the green cube inside": inside what came before the list, for each of them
+            where = self.resolve(None, intent)
+            return [intent.model_copy(update={"object": i, "target": where}) for i in ids]
         return [intent.model_copy(update={"object": i}) for i in ids]
 
     def add_one(self, intent: Intent) -> None:

@@ -128,8 +128,14 @@ class Lexicon(BaseModel):
         default_factory=list,
         description="verbs of a clause that describes, not asks ('the bin is full'): its subject is what 'it' means",
     )
+    asides: list[str] = Field(
+        default_factory=list, description="words that start why or how, not what ('because ...'): cut to the end"
+    )
     wishes: list[str] = Field(
         default_factory=list, description="words that name what the user wants ('i d like the mug'), then ask"
+    )
+    unsafe_idioms: list[str] = Field(
+        default_factory=list, description="phrases with an unsafe word that mean something safe ('throw it away')"
     )
     out_of_scope: list[str] = Field(default_factory=list, description="requests no robot skill serves")
     unsafe: list[str] = Field(default_factory=list, description="requests the robot must never carry out")

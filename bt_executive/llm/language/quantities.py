@@ -62,7 +62,7 @@ class QuantityWords(BaseModel):
     count_adverbs: dict[str, int] = Field(default_factory=lambda: {"once": 1, "twice": 2, "thrice": 3})
     count_nouns: frozenset[str] = frozenset(
         {"time", "times", "pass", "passes", "loop", "loops", "round", "rounds", "lap", "laps", "repetitions", "people"}
-        | {"persons", "guests", "diners", "places", "seats", "settings"}
+        | {"persons", "guests", "diners", "places", "seats", "settings", "levels", "views", "rows", "shelves"}
     )
     fractions: dict[str, float] = Field(
         default_factory=lambda: {"half": 0.5, "halves": 0.5, "quarter": 0.25, "quarters": 0.25}
@@ -347,7 +347,8 @@ def convert(quantity: Quantity, to_unit: str, *, param: str = "the parameter") -
         raise UnitMismatch(reason, quantity=quantity, takes=takes)
     if takes == COUNT:
         return quantity.value
-    return float(registry().Quantity(quantity.value, quantity.unit).to(to_unit).magnitude)
+    # 70 cm is 0.7 m, not 0.7000000000000001: a float's last bits are no part of what the user said
+    return float(f"{registry().Quantity(quantity.value, quantity.unit).to(to_unit).magnitude:.12g}")
 
 
 _UNIT_SYMBOL = re.compile(r"[A-Za-z°]+(?:/[A-Za-z]+)?")

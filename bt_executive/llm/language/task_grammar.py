@@ -180,6 +180,7 @@ class _Compiled:
         )
         self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")(?:\s*,)?\s+)+")
         self.suffix = re.compile(r"(?:[\s,]+(?:" + "|".join(_alternatives(lex.filler_suffixes)) + r"))+$")
+        self.aside = re.compile(r"(?:^|\s)(?:" + "|".join(_alternatives(lex.asides)) + r")(?:\s.*)?$")
         self.adverbs = re.compile(r"(?:^|\s)(?:" + "|".join(_alternatives(lex.adverbs)) + r")(?=\s|,|$)")
 
     @functools.lru_cache(maxsize=16)  # noqa: B019 - one _Compiled per lexicon, and few skill sets
@@ -188,9 +189,11 @@ class _Compiled:
         words of the robot's skill phrases: "..., wait 5 seconds, then ..."). "the red, green and blue cubes"
         is one list."""
         verbs = "|".join(sorted(re.escape(w) for w in self.lexicon.verb_words() | skill_verbs))
-        leads = "|".join(
-            sorted({re.escape(w.split()[0]) for w in self.lexicon.filler_prefixes} | set(verbs.split("|")))
-        )
+        # A comma before politeness starts a clause ("..., please open it"), but not one before an article or
+        # a pronoun that politeness may start with ("the robot will", "it will"): "..., the blue one on the plate".
+        fillers = {w.split()[0] for w in self.lexicon.filler_prefixes} - set(self.lexicon.determiners)
+        fillers -= {"it", "you", "we", "i", "they", "he", "she", "see", "look", "after", "everyone", "folks"}
+        leads = "|".join(sorted({re.escape(w) for w in fillers} | set(verbs.split("|"))))
         return re.compile(
             rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?(?=(?:{leads})\b)|\s+and\s+then\s+|\s+then\s+"
             rf"|\s+after\s+that\s+|\s+afterwards\s+|\s+and\s+(?=(?:{verbs})\b))\s*"
@@ -214,6 +217,7 @@ def normalise_task(task: str) -> str:
     text = re.sub(r"[\"'()\[\]]", " ", text)
     text = re.sub(r"\s+", " ", text).strip(" ,")
     text = re.sub(r"\s*,(?:\s*,)*\s*", ", ", text)
+    text = re.sub(r"\bx(\d+)\b", r"\1 times", text.replace(" + ", " and "))  # "patrol a + b x3"
     spellings = load_lexicon().spellings  # "pls", "whats": whole words only (not "u" in "u_turn")
     return re.sub(r"(?<![a-z0-9_])[a-z]+(?![a-z0-9_])", lambda w: spellings.get(w.group(0), w.group(0)), text)
 
@@ -234,6 +238,7 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     clauses = []
     for part in parts:
         part = grammar.adverbs.sub("", part)  # "set it gently onto the plate"
+        part = grammar.aside.sub("", part)  # "..., because that s where the toys live": why, not what
         clause = grammar.suffix.sub("", grammar.prefix.sub("", part.strip() + " ").strip()).strip(" ,")
         if clause:
             clauses.append(clause)
@@ -387,10 +392,12 @@ def _parse_plain(clause: str, skill_phrases: Collection[str]) -> Intent | None:
 def _parse_reading(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     """The home, particle, act and tabletop forms, the longer verb first."""
     grammar = _compiled()
+    leads = _leads(skill_phrases)
+    if clause.startswith("you ") and clause.split()[1] in leads:
+        clause = clause[4:]  # "you go to the hallway", "then you close the door": the subject is the robot
     if grammar.home.match(clause):
         return Intent(action=IntentAction.HOME, clause=clause)
     going = re.match(r"^(?:go|come)\s+(?:and\s+)?(?P<rest>(?P<verb>\S+).*)$", clause)
-    leads = load_lexicon().verb_words() | {p.split()[0] for p in skill_phrases}
     own = any(clause == p or clause.startswith(p + " ") for p in skill_phrases if p.split()[0] in ("go", "come"))
     if (
         not own
@@ -647,7 +654,7 @@ def _tower(clause: str) -> Intent | None:
 _GOAL_STATEMENT = re.compile(
     r"^(?:(?:make sure|ensure|see to it|check)\s+(?:that\s+)?)?(?P<x>.+?)\s+"
     r"(?:is|are|should be|must be|needs to be|need to be|has to be|have to be|ends up|end up|to be|should go|"
-    r"must go|needs to go|has to go|goes)\s+"
+    r"must go|needs to go|need to go|has to go|have to go|go|goes)\s+"
     rf"(?:(?P<state>open|opened|closed|shut)|{_ON}\s+(?P<y>.+))$"
 )
 
@@ -747,7 +754,9 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             if after is not None and after.object is not None:
                 intent = parse_clause(f"{clause} {after.object}", skill_phrases)
         if intent is None and (about := _subject(clause, leads, last=number + 1 == len(parts))) is not None:
-            topic, described = about, True  # it describes the world or a wish; the clauses after it ask
+            if topic is None or object_phrase(about.phrase) is not None:  # "see the cube? it s the small one"
+                topic = about
+            described = True  # it describes the world or a wish; the clauses after it ask
             continue
         if intent is None:
             raise TaskNotUnderstood(task, clause)
@@ -871,6 +880,6 @@ def _subject(clause: str, leads: Collection[str], *, last: bool) -> _Topic | Non
     if said is not None and len(said.group("x").split()) <= 4:
         rest = (said.group("rest") or "").split()
         return None if rest and rest[0] in _NOT_A_DESCRIPTION else _Topic(said.group("x"), needed=False)
-    if not last and len(words) <= 4 and not any(w in leads for w in words):
+    if not last and len(words) <= 6 and not any(w in leads for w in words):
         return _Topic(clause, needed=True)  # "fridge", "the blue mug in the fridge": the topic of what follows
     return None

@@ -1,0 +1,101 @@
+"""How people write, read by the grammar planner: one example per rule, on the eval robots' worlds.
+
+Each rule is general (a lexicon list or a grammar form), not the sentence: the blind splits
+(tests/golden/robots/*/blind.yaml) hold more of each, written by people who never read the grammar.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bt_executive.llm.eval.eval_robots import EvalRobot, load_robot
+from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
+from bt_executive.llm.plan import PlannerRefused, RefusalKind
+from bt_executive.skills.world_state import WorldState
+
+GOLDEN = Path(__file__).parents[1] / "golden"
+
+
+@pytest.fixture(scope="module")
+def robots() -> dict[str, EvalRobot]:
+    tuned = {"tabletop": GOLDEN / "planner_tasks.yaml"}
+    return {n: load_robot(GOLDEN / "robots" / n, tuned=tuned.get(n)) for n in ("tabletop", "home", "inspection")}
+
+
+def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> list[str]:
+    plan = AutoPlanner(robot.registry).plan(task, world or robot.world)
+    return [f"{s.skill.split('/')[-1]}({', '.join(f'{k}={v}' for k, v in s.args.items())})" for s in plan.steps]
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "steps"),
+    [
+        # informal spellings and politeness around the request
+        ("tabletop", "pls pick up teh green box", ["pick(object=green_cube)"]),
+        (
+            "tabletop",
+            "would you mind putting the green block into the bowl for me? thanks!",
+            ["pick(object=green_cube)", "place_on(target=bowl)"],
+        ),
+        # a statement says what 'it' means
+        ("home", "the bin is full, empty it please", ["empty_trash(bin=bin)"]),
+        # a request said as what needs doing
+        ("home", "the living room floor needs vacuuming", ["vacuum_floor(zone=living_room)"]),
+        # a count no parameter takes repeats the call
+        ("tabletop", "tap red x3", ["tap(object=red_cube)"] * 3),
+        # a position, not a direction
+        (
+            "tabletop",
+            "the block furthest to the left goes on the plate",
+            ["pick(object=blue_cube)", "place_on(target=plate)"],
+        ),
+        # a skill that needs no object, asked at a place: go there first
+        ("inspection", "photograph the control room", ["navigate_to(location=control_room)", "take_photo()"]),
+        # a list put 'inside' goes inside what came before it, each one
+        (
+            "tabletop",
+            "open drawer, put the red cube and the green cube inside",
+            [
+                "open_drawer(drawer=drawer)",
+                "pick(object=red_cube)",
+                "place_on(target=drawer)",
+                "pick(object=green_cube)",
+                "place_on(target=drawer)",
+            ],
+        ),
+        # throwing away is discarding
+        (
+            "home",
+            "throw the blue mug away",
+            [
+                "approach_object(object=blue_mug)",
+                "pick(object=blue_mug)",
+                "approach_object(object=bin)",
+                "place_in(container=bin)",
+            ],
+        ),
+    ],
+)
+def test_a_way_of_writing_plans_as_meant(robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]) -> None:
+    assert _labels(robots[robot], task) == steps
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "kind"),
+    [
+        ("home", "throw the blue mug at the door", RefusalKind.UNSAFE),  # not an idiom: still unsafe
+        ("home", "lock the front door", RefusalKind.MISSING_SKILL),  # unread, names something here
+        ("home", "order me a pizza online", RefusalKind.OUT_OF_SCOPE),
+        ("tabletop", "flip the green cube upside down", RefusalKind.MISSING_SKILL),  # the object is there
+        ("home", "i want the red mug, go home", None),  # a wish no later clause uses is not dropped
+    ],
+)
+def test_what_it_cannot_read_is_refused_not_misplanned(
+    robots: dict[str, EvalRobot], robot: str, task: str, kind: RefusalKind | None
+) -> None:
+    with pytest.raises(PlannerRefused) as err:
+        AutoPlanner(robots[robot].registry).plan(task, robots[robot].world)
+    if kind is not None:
+        assert err.value.kind is kind
