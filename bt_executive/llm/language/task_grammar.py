@@ -748,6 +748,8 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     topic: _Topic | None = None  # what "it" means after "the bin is full, ..." or "fridge, ..."
     described = False
     for number, clause in enumerate(parts):
+        near = _CLOSENESS.sub("", clause).strip()  # "take a close-up photo of the pump": approach it first
+        close, clause = (near != clause), " ".join(near.split())
         intent = parse_clause(clause, skill_phrases) or _elided(clause, intents[-1] if intents else None, leads)
         if intent is None and number + 1 < len(parts):  # "grasp and lift the red block": the object is shared
             after = parse_clause(parts[number + 1], skill_phrases)
@@ -766,6 +768,8 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             elif topic.needed:  # "i want the red cube, go home": the wish would be lost
                 raise TaskNotUnderstood(task, parts[number - 1])
             topic = None
+        if close and intent.object is not None:
+            intents.append(Intent(action=IntentAction.ACT, clause=clause, verb="approach", object=intent.object))
         if intents and _grasps_a_part(intents[-1]) and intent.object is None:
             # "grasp the drawer handle and open it": the skill on the drawer grasps its handle itself
             intents[-1] = intent.model_copy(update={"object": _whole_of(intents[-1].object)})
@@ -846,6 +850,14 @@ def merge_pick(first: Intent, second: Intent) -> Intent | None:
     if second.object is not None and second.object != first.object:
         return None
     return second.model_copy(update={"object": first.object, "clause": f"{first.clause}, {second.clause}"})
+
+
+_CLOSENESS = re.compile(
+    r"\b(?:close-up|close up|closeup|close-range|close range)"
+    r"(?=\s+(?:photo|photos|picture|pictures|pic|shot|image|snapshot|view|look|inspection|reading|of)\b)"
+    r"|\s+(?:from\s+)?(?:up close|very close|really close|close by|very near|up near)$|\s+from\s+(?:close|near)$"
+)
+"""Words that ask for a look from near by ("a close-up photo of", "read it from up close"): approach first."""
 
 
 _NOT_A_DESCRIPTION = frozenset({"to", "going", "gonna", "supposed", "meant", "next", "about", "not"})
