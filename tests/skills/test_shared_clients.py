@@ -185,7 +185,7 @@ def test_a_goal_released_while_rclpy_reads_its_status_or_feedback_raises_nothing
 
     client = shared_action_client(rig.node, RunSkill, PICK_ACTION)
     key = b"\x01" * 16
-    client._goal_handles[key] = lambda: None  # type: ignore[assignment]  # a dead weak reference
+    client._goal_handles[key] = lambda: None
     client.release([key])
     del client._goal_handles[key]  # rclpy's delete of a goal already released
     assert client._goal_handles[key]() is None  # rclpy's read of it: a handle that is gone
