@@ -50,28 +50,6 @@ STALE_REQUEST_S = 30.0
 """A request unanswered this long never will be: a live server answers goal, cancel and result requests in ms."""
 
 
-class _Forgetful(dict[bytes, Any]):
-    """A dict in which a key another thread removed reads as ``default`` and deletes as a no-op."""
-
-    def __init__(self, items: dict[bytes, Any], *, default: Any) -> None:
-        super().__init__(items)
-        self._default = default
-
-    def __missing__(self, key: bytes) -> Any:
-        return self._default
-
-    def __delitem__(self, key: bytes) -> None:
-        self.pop(key, None)
-
-
-def _no_handle() -> None:
-    """The weak reference of a goal handle that is gone: rclpy then drops the goal's entry."""
-
-
-def _no_feedback(_feedback: Any) -> None:
-    """Feedback for a goal nobody follows any more."""
-
-
 class SharedActionClient(ActionClient[Any, Any, Any]):
     """An ActionClient that many leaves share, that is safe to create while an executor spins the node.
 
@@ -86,12 +64,6 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
         self._sent_at: dict[int, float] = {}
         """``id(future)`` of each request sent -> when (``time.monotonic()``), for ``prune_stale``."""
         super().__init__(node, action_type, action_name)
-        # rclpy reads these two maps in the executor without its lock, checking a key and then using it;
-        # ``release`` forgets a finished run's goals from the tick's thread. A key gone in between raised
-        # KeyError out of the executor (seen in a soak: before ros_process spun on, a hung executive). A
-        # goal forgotten here has ended for us: its status updates nothing, its feedback goes nowhere.
-        self._goal_handles = _Forgetful(self._goal_handles, default=_no_handle)
-        self._feedback_callbacks = _Forgetful(self._feedback_callbacks, default=_no_feedback)
 
     @property
     def _lock(self) -> threading.Lock:
