@@ -66,7 +66,7 @@ tests/ros/test_action_skill.py checks < 2 s.
 
 Fast DDS waits only 100 ms for a new client's reply channel, so a goal
 response can be lost right after discovery: a goal request that gets no
-answer within ``goal_response_timeout_s`` (2 s) is sent again, with a new
+answer within ``goal_response_timeout_s`` (5 s) is sent again, with a new
 goal id, up to ``goal_request_attempts`` (3) times; any other attempt that
 the server did accept is cancelled. The bound is 2 s, not less: on a busy
 computer an answer can take over half a second, and a request sent again
@@ -168,7 +168,7 @@ class ActionSkillOptions(BaseModel):
         description="no feedback for this long while the goal runs means the server is gone; None turns it off",
     )
     timeout_s: float | None = Field(default=None, gt=0.0, description="deadline; None uses the manifest's timeout_s")
-    goal_response_timeout_s: float = Field(default=2.0, gt=0.0, description="resend a goal unanswered this long")
+    goal_response_timeout_s: float = Field(default=5.0, gt=0.0, description="resend a goal unanswered this long")
     goal_request_attempts: int = Field(default=3, ge=1, le=10)
     result_request_timeout_s: float = Field(default=0.5, gt=0.0, description="re-request a result this late")
     result_request_attempts: int = Field(default=3, ge=1, le=10)
