@@ -25,6 +25,13 @@ the waitable's future list (so the list, which the executor walks on every
 wake, grows by one per goal), and the client joins the wait set before its
 lock exists (rclpy#1589).
 
+It also keeps what the status topic says of each goal a leaf sent, answered
+or not (``reported_status``). Fast DDS waits only 100 ms for a new client's
+reply channel, so right after discovery a server can accept a goal and its
+answer never arrive; the status topic (transient local) still lists the
+goal, and ``adopt_reported`` gives the leaf a handle for it, so the goal that
+runs is the one the leaf watches, not a second one sent again.
+
 Clients live as long as their node. ``destroy_clients(node)`` frees them, and
 only once the executor has stopped spinning the node (destroying a client in
 a spinning wait set ends the executor thread); a node destroyed with its
@@ -36,13 +43,16 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+import uuid
 import weakref
 from collections.abc import Iterable
 from typing import Any
 
-from rclpy.action.client import ActionClient
+from action_msgs.msg import GoalStatus
+from rclpy.action.client import ActionClient, ClientGoalHandle
 from rclpy.node import Node
 from rclpy.task import Future
+from unique_identifier_msgs.msg import UUID
 
 _pools: weakref.WeakKeyDictionary[Node, dict[tuple[Any, str], SharedActionClient]] = weakref.WeakKeyDictionary()
 _pools_lock = threading.Lock()
@@ -63,6 +73,9 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
         self._lock = threading.Lock()
         self._sent_at: dict[int, float] = {}
         """``id(future)`` of each request sent -> when (``time.monotonic()``), for ``prune_stale``."""
+        self._reported: dict[bytes, int] = {}
+        """Goal id (``bytes(uuid)``) of each goal sent and not released -> its latest status on the topic."""
+        self._reported_lock = threading.Lock()
         super().__init__(node, action_type, action_name)
 
     @property
@@ -79,6 +92,10 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
 
     def send_goal_async(self, goal: Any, feedback_callback: Any = None, goal_uuid: Any = None) -> Future[Any]:
         """rclpy's ``send_goal_async``, without the orphan future it leaves in the waitable's list per goal."""
+        if goal_uuid is None:
+            goal_uuid = UUID(uuid=list(uuid.uuid4().bytes))
+        with self._reported_lock:  # before the request: its status can come before its answer
+            self._reported[bytes(goal_uuid.uuid)] = int(GoalStatus.STATUS_UNKNOWN)
         future = super().send_goal_async(goal, feedback_callback=feedback_callback, goal_uuid=goal_uuid)
         self._sent_at[id(future)] = time.monotonic()
         self._drop_orphan_futures()
@@ -96,6 +113,32 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
         future = super()._get_result_async(goal_handle)
         self._sent_at[id(future)] = time.monotonic()
         return future
+
+    async def execute(self, taken_data: Any) -> None:
+        """rclpy's handling of what the wait set took, after noting the statuses of this client's goals."""
+        status_array = taken_data.get("status") if isinstance(taken_data, dict) else None
+        if status_array is not None:
+            with self._reported_lock:
+                for status in status_array.status_list:
+                    key = bytes(status.goal_info.goal_id.uuid)
+                    if key in self._reported:
+                        self._reported[key] = int(status.status)
+        await super().execute(taken_data)
+
+    def reported_status(self, goal_key: bytes) -> int:
+        """The goal's latest status on the status topic (``STATUS_UNKNOWN`` until it is listed)."""
+        with self._reported_lock:
+            return self._reported.get(goal_key, int(GoalStatus.STATUS_UNKNOWN))
+
+    def adopt_reported(self, goal_id: Any) -> ClientGoalHandle[Any, Any, Any] | None:
+        """A handle for a goal the status topic lists although its goal response never came, else None.
+
+        The server listed it, so it accepted it: the handle cancels it and asks for its result as
+        one from an answer would, and its ``status`` follows the status topic.
+        """
+        if self.reported_status(bytes(goal_id.uuid)) == GoalStatus.STATUS_UNKNOWN:
+            return None
+        return ReportedGoalHandle(self, goal_id, self._action_type.Impl.SendGoalService.Response(accepted=True))
 
     def _drop_orphan_futures(self) -> None:
         """Remove futures that no pending request holds and that will never complete.
@@ -136,6 +179,9 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
             for key, ref in list(self._goal_handles.items()):
                 if ref() is None:  # a handle nobody holds whose goal never reported an ending
                     self._goal_handles.pop(key, None)
+        with self._reported_lock:
+            for key in goal_keys:
+                self._reported.pop(key, None)
         self.prune_stale()
 
     def prune_stale(self, now: float | None = None) -> int:
@@ -170,7 +216,18 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
                 "pending_result_requests": len(self._pending_result_requests),
                 "goal_ids_by_result_request": len(self._result_sequence_number_to_goal_id),
                 "futures": len(self._futures),
+                "reported_statuses": len(self._reported),
             }
+
+
+class ReportedGoalHandle(ClientGoalHandle[Any, Any, Any]):
+    """A goal known from the status topic alone: its status is the topic's, not rclpy's goal-handle map."""
+
+    @property
+    def status(self) -> int:
+        client = self._action_client
+        assert isinstance(client, SharedActionClient)
+        return client.reported_status(bytes(self.goal_id.uuid))
 
 
 def shared_action_client(node: Node, action_type: Any, action_name: str) -> SharedActionClient:

@@ -65,15 +65,17 @@ ticks, 6 runs): 1.41-1.50 s through the heartbeat; with the heartbeat off,
 tests/ros/test_action_skill.py checks < 2 s.
 
 Fast DDS waits only 100 ms for a new client's reply channel, so a goal
-response can be lost right after discovery: a goal request that gets no
-answer within ``goal_response_timeout_s`` (5 s) is sent again, with a new
-goal id, up to ``goal_request_attempts`` (3) times; any other attempt that
-the server did accept is cancelled. The bound is 5 s, not less: on a busy
-computer an answer can take over half a second (over 2 s after a long
-CPU-bound stretch of the test suite), and a request sent again
-while the first is merely slow is a second goal the server accepts and
-starts (a second home move, a second pick) before its cancel arrives. Under
-two CPU hogs a 0.5 s bound did exactly that. A result that does not arrive within
+response can be lost right after discovery. A goal the server accepted is
+still listed on its status topic (transient local): a request whose goal is
+listed there is adopted as if its answer had come (``adopt_reported`` in
+action_client_pool), so the goal that runs is the one the leaf watches.
+A request that gets neither within ``goal_response_timeout_s`` (5 s), such
+as a lost rejection, is sent again with a new goal id, up to
+``goal_request_attempts`` (3) times; any other attempt that the server did
+accept is cancelled. The bound is long because a request sent again while the
+first is merely slow is a second goal the server accepts and starts (a second
+home move, a second pick) before its cancel arrives: under two CPU hogs a
+0.5 s bound did exactly that. A result that does not arrive within
 ``result_request_timeout_s`` of the status topic saying the goal ended is
 requested again.
 
@@ -118,7 +120,7 @@ from rclpy.task import Future
 from unique_identifier_msgs.msg import UUID
 
 from bt_executive.runtime.paths import config_dir
-from bt_executive.skills.action_client_pool import clients_of, shared_action_client
+from bt_executive.skills.action_client_pool import ReportedGoalHandle, clients_of, shared_action_client
 from bt_executive.skills.call import SkillCall, SkillResult
 from bt_executive.skills.call import SkillFeedback as SkillFeedback  # re-exported: it lived here first
 from bt_executive.skills.failures import FailureKind
@@ -436,6 +438,11 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
         return bool(self._client.server_is_ready())
 
     @property
+    def answer_lost(self) -> bool:
+        """Whether this run's goal was adopted from the status topic because its goal response never came."""
+        return isinstance(self._handle, ReportedGoalHandle)
+
+    @property
     def action_name(self) -> str:
         """The action name as the manifest gives it (resolved against the node's namespace)."""
         return self._binding.action_name
@@ -485,6 +492,17 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
                 self._adopt(attempt, handle, now)
                 return self._watch(now)
             rejected = True
+        for attempt in pending:
+            handle = self._reported_handle(attempt)
+            if handle is not None:
+                _log.info(
+                    "%s: %s lists goal %s, whose answer has not come: adopted",
+                    self.name,
+                    self.action_name,
+                    uuid.UUID(bytes=attempt.key).hex,
+                )
+                self._adopt(attempt, handle, now)
+                return self._watch(now)
         timeout = self.options.goal_response_timeout_s
         if rejected and all(now - attempt.sent_at >= timeout for attempt in pending):
             # Answers can come late: a rejection is final once no request is still within its answer time.
@@ -503,6 +521,11 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
             now,
             f"{self.action_name} answered none of {len(self._attempts)} goal requests ({timeout:g} s each)",
         )
+
+    def _reported_handle(self, attempt: _Attempt) -> _GoalHandle | None:
+        """A handle for an unanswered request whose goal the server's status topic lists (it was accepted)."""
+        adopt_reported = getattr(self._client, "adopt_reported", None)  # a test may script the client
+        return adopt_reported(attempt.goal_id) if adopt_reported is not None else None
 
     def _adopt(self, attempt: _Attempt, handle: _GoalHandle, now: float) -> None:
         with self._lock:

@@ -141,6 +141,10 @@ class RosRobot:
 
         return keep
 
+    def command_listeners(self) -> int:
+        """How many subscriptions the command topic has matched: 0 means a command sent now reaches no driver."""
+        return int(self._publisher.get_subscription_count())
+
     @property
     def action_dim(self) -> int:
         """The arm joints, then the gripper (if the binding has one)."""

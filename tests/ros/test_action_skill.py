@@ -86,7 +86,7 @@ def test_an_aborted_goal_without_a_result_payload_fails_as_aborted(rig: Rig) -> 
 
 
 def test_a_rejected_goal_fails_as_rejected(rig: Rig) -> None:
-    rig.server.serve(PICK_ACTION, Outcome(reject=True))
+    rig.server.serve(PICK_ACTION, default=Outcome(reject=True))  # every goal: a resent one is rejected too
     rig.server.start()
     skill = rig.skill()
     rig.go()

@@ -90,6 +90,8 @@ class Driver:
         self.leaf = VlaSkill(manifest, call, self.robot, policy, VlaOptions(realtime=True))
         harness.start()
         harness.wait_until(self.sensing, 30.0, "the sim's world state, joint state and camera frames")
+        # The sim's command subscription too: a command sent before it matched reaches no one.
+        harness.wait_until(lambda: self.robot.command_listeners() > 0, 30.0, "the sim's command subscription")
 
     def sensing(self) -> bool:
         """Whether every stream the skill needs has delivered at least once."""
