@@ -7,6 +7,10 @@ planner calls while it plans on its worker thread; it waits a little for a
 first frame, then raises naming the topic. ``newest_after`` is what the run
 record's ``FrameRecorder`` asks: the first frame that arrived after a moment,
 or, if none comes in time, the newest one before it.
+
+Frames arrive serialized (``raw=True``) and are decoded only when one is read:
+a camera publishes far more often than a task has moments, and decoding every
+image in the executor would take CPU from the tick.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ class FrameCache:
         self._newer = threading.Condition(self._lock)
         self._arrived = threading.Event()
         self._message: Any = None
+        self._raw: bytes | None = None
         self._arrived_at = float("-inf")
         self._subscription: Any = None
 
@@ -53,12 +58,13 @@ class FrameCache:
         with self._lock:
             if self._subscription is None:
                 self._subscription = self.node.create_subscription(
-                    Image, self.topic, self._keep, qos_profile_sensor_data
+                    Image, self.topic, self._keep, qos_profile_sensor_data, raw=True
                 )
 
-    def _keep(self, message: Any) -> None:
+    def _keep(self, message: bytes) -> None:
         with self._lock:
-            self._message = message
+            self._raw = message
+            self._message = None  # decoded when read
             self._arrived_at = time.monotonic()
             self.received += 1
             self._newer.notify_all()
@@ -80,9 +86,8 @@ class FrameCache:
                 if left <= 0:
                     break
                 self._newer.wait(min(left, 0.02))
-            if self._message is None:
-                return None
-            return self._message, self._arrived_at
+            message = self._decoded()
+            return None if message is None else (message, self._arrived_at)
 
     def destroy(self) -> None:
         """Destroy the subscription, if a planner made one (lifecycle cleanup)."""
@@ -98,5 +103,14 @@ class FrameCache:
             namespace = self.node.get_namespace().rstrip("/")
             raise NoFrame(f"no image on {namespace}/{self.topic} within {self.wait_s:g} s")
         with self._lock:
-            message = self._message
+            message = self._decoded()
         return np.array(image_array(message))
+
+    def _decoded(self) -> Any:
+        """The newest message, decoded once (call with the lock held); None before the first."""
+        if self._message is None and self._raw is not None:
+            from rclpy.serialization import deserialize_message
+            from sensor_msgs.msg import Image
+
+            self._message = deserialize_message(self._raw, Image)
+        return self._message
