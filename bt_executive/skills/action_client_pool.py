@@ -67,10 +67,17 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
     spinning in another thread can call into it and die on the missing attribute (rclpy#1589).
     Here the lock exists first, and the one the base class creates later is ignored, so the
     executor and the caller never hold different locks.
+
+    rclpy's ``execute`` reads the goal-handle and feedback maps without that lock, checking a
+    key and then using it, while ``release`` forgets a finished run's goals from the tick's
+    thread: a key gone in between raised KeyError out of the executor (four times in a 300-task
+    soak). Here ``execute`` runs under the lock, and ``release`` and ``prune_stale`` take it; it
+    is re-entrant, because what ``execute`` completes (a future's done callbacks, a cancel sent
+    when a late answer accepts an abandoned goal) takes it again on the same thread.
     """
 
     def __init__(self, node: Node, action_type: Any, action_name: str) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._sent_at: dict[int, float] = {}
         """``id(future)`` of each request sent -> when (``time.monotonic()``), for ``prune_stale``."""
         self._reported: dict[bytes, int] = {}
@@ -79,11 +86,11 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
         super().__init__(node, action_type, action_name)
 
     @property
-    def _lock(self) -> threading.Lock:
+    def _lock(self) -> Any:  # threading.RLock's type is private
         return self._first_lock
 
     @_lock.setter
-    def _lock(self, lock: threading.Lock) -> None:
+    def _lock(self, lock: Any) -> None:
         if "_first_lock" not in self.__dict__:
             self._first_lock = lock
 
@@ -123,7 +130,8 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
                     key = bytes(status.goal_info.goal_id.uuid)
                     if key in self._reported:
                         self._reported[key] = int(status.status)
-        await super().execute(taken_data)
+        with self._lock:  # no release() between rclpy's check of a goal key and its use
+            await super().execute(taken_data)
 
     def reported_status(self, goal_key: bytes) -> int:
         """The goal's latest status on the status topic (``STATUS_UNKNOWN`` until it is listed)."""
@@ -170,9 +178,9 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
         be answered (its server is gone): they go now. Whatever a dead server left pending
         goes once it is ``stale_after_s`` old (``prune_stale``).
         """
-        for future in abandoned:
-            self._forget_request(future)
         with self._lock:
+            for future in abandoned:
+                self._forget_request(future)
             for key in goal_keys:
                 self._feedback_callbacks.pop(key, None)
                 self._goal_handles.pop(key, None)
@@ -187,12 +195,13 @@ class SharedActionClient(ActionClient[Any, Any, Any]):
     def prune_stale(self, now: float | None = None) -> int:
         """Drop requests unanswered for ``stale_after_s`` (their server died); how many."""
         now = time.monotonic() if now is None else now
-        stale = [f for f in self._pending_futures() if now - self._sent_at.get(id(f), now) >= self.stale_after_s]
-        for future in stale:
-            self._forget_request(future)
-        live = {id(f) for f in self._pending_futures()}
-        for key in [k for k in list(self._sent_at) if k not in live]:
-            self._sent_at.pop(key, None)
+        with self._lock:
+            stale = [f for f in self._pending_futures() if now - self._sent_at.get(id(f), now) >= self.stale_after_s]
+            for future in stale:
+                self._forget_request(future)
+            live = {id(f) for f in self._pending_futures()}
+            for key in [k for k in list(self._sent_at) if k not in live]:
+                self._sent_at.pop(key, None)
         return len(stale)
 
     def _forget_request(self, future: Future[Any]) -> None:

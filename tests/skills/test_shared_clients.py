@@ -7,15 +7,19 @@ shared client's per-goal maps (``SharedActionClient.holds()``).
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 
 import pytest
 from py_trees.common import Status
+from unique_identifier_msgs.msg import UUID
 
 from bt_executive.skills import FailureKind, SkillCall, SkillManifest
-from bt_executive.skills.action_client_pool import SharedActionClient, clients_of
+from bt_executive.skills.action_client_pool import SharedActionClient, clients_of, shared_action_client
 from bt_executive.skills.action_skill import RosActionSkill
 from bt_executive.testing import FakeSkillServer, Outcome, RosHarness, run_tree
+from bt_executive_interfaces.action import RunSkill
 from tests.ros.conftest import MAX_TICKS, PICK_ACTION, TICK_S, Rig, pick, pick_manifest
 
 pytestmark = pytest.mark.ros
@@ -175,3 +179,30 @@ def test_the_waitables_future_list_does_not_grow_per_goal(rig: Rig) -> None:
     for _ in range(10):
         run_tree(leaf, max_ticks=MAX_TICKS, period_s=TICK_S)
     assert settled(client_of(leaf))["futures"] == 0
+
+
+def test_a_goal_is_not_released_while_the_executor_handles_its_feedback(rig: Rig) -> None:
+    # rclpy's execute checks `uuid in _feedback_callbacks`, then reads it, without its lock; a release from the
+    # tick's thread in between raised KeyError in a soak. Here the executor's half is held open by a feedback
+    # callback that waits: release must wait for it, and then forget the goal.
+    client = shared_action_client(rig.node, RunSkill, PICK_ACTION)
+    key = b"\x01" * 16
+    in_callback, let_go = threading.Event(), threading.Event()
+
+    def slow_feedback(_message: object) -> None:
+        in_callback.set()
+        let_go.wait(10.0)
+
+    client._feedback_callbacks[key] = slow_feedback
+    feedback = RunSkill.Impl.FeedbackMessage(goal_id=UUID(uuid=list(key)))
+    executing = threading.Thread(target=asyncio.run, args=(client.execute({"feedback": feedback}),))
+    executing.start()
+    assert in_callback.wait(10.0)
+    releasing = threading.Thread(target=client.release, args=([key],))
+    releasing.start()
+    releasing.join(0.3)
+    released_during_callback = not releasing.is_alive()
+    let_go.set()
+    executing.join(10.0)
+    releasing.join(10.0)
+    assert (released_during_callback, releasing.is_alive(), key in client._feedback_callbacks) == (False, False, False)
