@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bt_executive.llm.eval.eval_robots import EvalRobot, load_robot
+from bt_executive.llm.eval.planner_eval import Scenario
 from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
 from bt_executive.skills.world_state import WorldState
@@ -99,3 +100,25 @@ def test_what_it_cannot_read_is_refused_not_misplanned(
         AutoPlanner(robots[robot].registry).plan(task, robots[robot].world)
     if kind is not None:
         assert err.value.kind is kind
+
+
+@pytest.mark.parametrize(
+    ("task", "steps"),
+    [
+        ("pick up the red cube", ["open_drawer(drawer=drawer)", "pick(object=red_cube)"]),
+        ("take the red cube out and put it on the plate", None),
+        (
+            "put the red cube on the plate",
+            ["open_drawer(drawer=drawer)", "pick(object=red_cube)", "place_on(target=plate)"],
+        ),
+    ],
+)
+def test_what_lies_in_a_closed_drawer_is_picked_after_opening_it(
+    robots: dict[str, EvalRobot], task: str, steps: list[str] | None
+) -> None:
+    robot = robots["tabletop"]
+    world = Scenario(inside={"red_cube": "drawer"}).apply(robot.world)
+    labels = _labels(robot, task, world)
+    assert labels[:2] == ["open_drawer(drawer=drawer)", "pick(object=red_cube)"]
+    if steps is not None:
+        assert labels == steps

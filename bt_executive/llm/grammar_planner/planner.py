@@ -657,9 +657,18 @@ class _PlanBuilder:
         self.goal.append(_atom("holding", obj))
         if self.holds("holding", obj):
             self.skip(SkillCall(skill=skill, args=args).label(), _atom("holding", obj))
-        else:
-            self.free_gripper(None, intent)
-            self.emit(skill, args, intent.clause)
+            return
+        self.open_what_hides(obj, SkillCall(skill=skill, args=args))
+        self.free_gripper(None, intent)
+        self.emit(skill, args, intent.clause)
+
+    def open_what_hides(self, obj: str, grasp: SkillCall) -> None:
+        """Open the closed drawer ``obj`` lies in before ``grasp``: a closed drawer hides what is in it."""
+        container = next((c for c in self.world.ids() if self.holds("in", obj, c)), None)
+        if container is not None and self.affords(container, "openable"):
+            opened = _atom("drawer_open", container)
+            if not self.state.holds(opened):
+                self.meet_preconditions(grasp, [opened])
 
     def take_out(self, obj: str, container: str, intent: Intent) -> bool:
         """Grasp ``obj`` out of ``container`` with a skill that takes both (False when the robot has none)."""
@@ -1071,8 +1080,10 @@ class _PlanBuilder:
     def _grasp(self, obj: str, intent: Intent) -> None:
         """Make sure ``obj`` is in the gripper: put anything else down, then pick it unless held."""
         if not self.holds("holding", obj):
+            skill, args = self.grasper(obj)
+            self.open_what_hides(obj, SkillCall(skill=skill, args=args))
             self.free_gripper(obj, intent)
-            self.emit(*self.grasper(obj), f"{intent.clause}: grasp {obj} first")
+            self.emit(skill, args, f"{intent.clause}: grasp {obj} first")
 
     def finish(self, intents: int) -> Plan:
         """The plan: the steps, and notes that say what the planner did and why."""

@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from bt_executive.runtime.paths import config_dir
 from bt_executive.skills.loader import load_model
@@ -37,6 +37,10 @@ def _phrases(values: list[str], field: str) -> list[str]:
             raise ValueError(f"{field}: {value!r} is not a phrase of plain words")
         cleaned.append(phrase)
     return cleaned
+
+
+_DROPPED_WORDS = {"fillers", "amount_hedges", "corrections", "enumerators", "call_signs", "procedure_words"}
+"""Lists of words that spoken.py drops before anything reads the task: no typo is corrected into them."""
 
 
 class Rephrasing(BaseModel):
@@ -137,8 +141,31 @@ class Lexicon(BaseModel):
     unsafe_idioms: list[str] = Field(
         default_factory=list, description="phrases with an unsafe word that mean something safe ('throw it away')"
     )
+    fillers: list[str] = Field(
+        default_factory=list, description="spoken fillers and chat words dropped wherever they stand ('um', 'lol')"
+    )
+    amount_hedges: list[str] = Field(
+        default_factory=list, description="words that only soften an amount ('like thirty seconds'), dropped"
+    )
+    corrections: list[str] = Field(
+        default_factory=list, description="self-correction markers ('no wait'): what follows replaces what it repeats"
+    )
+    enumerators: list[str] = Field(
+        default_factory=list, description="labels before a list number ('item 1:', 'WO-5531'), dropped with it"
+    )
+    call_signs: list[str] = Field(
+        default_factory=list, description="radio call-sign words ('unit two, ...'): a clause of one is dropped"
+    )
+    procedure_words: list[str] = Field(
+        default_factory=list, description="radio procedure words ('copy', 'over'): a clause of only one is dropped"
+    )
     out_of_scope: list[str] = Field(default_factory=list, description="requests no robot skill serves")
     unsafe: list[str] = Field(default_factory=list, description="requests the robot must never carry out")
+
+    @field_validator("fillers", "amount_hedges", "corrections", "enumerators", "call_signs", "procedure_words")
+    @classmethod
+    def _plain(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        return _phrases(value, str(info.field_name))
 
     @field_validator("verbs", "particle_verbs")
     @classmethod
@@ -238,7 +265,8 @@ class Lexicon(BaseModel):
                 for item in value:
                     collect(item)
 
-        collect(self.model_dump(mode="json"))
+        # Fillers and labels are dropped before typos are read: "teh" must become "the", not "tbh".
+        collect(self.model_dump(mode="json", exclude=_DROPPED_WORDS))
         return frozenset(found)
 
     def action_phrases(self) -> list[tuple[str, ActionVerb]]:

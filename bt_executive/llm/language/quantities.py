@@ -222,6 +222,12 @@ _IS_NUMBER = re.compile(_NUMBER)
 _UNIT_NAMES = re.compile(r"[A-Za-z_]+")
 
 
+_DIGIT_WORDS = {
+    w: str(n) for n, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"))
+} | {"oh": "0"}
+_DIGITS = frozenset("0123456789")
+
+
 @dataclass
 class _Reader:
     """One pass over one task's tokens."""
@@ -242,6 +248,27 @@ class _Reader:
         for found in find_numbers(self.tokens, "en", 0):
             if not found.is_ordinal:
                 self.numbers[int(found.start)] = (int(found.end), float(found.value))
+        self._bare_points()
+
+    def _bare_points(self) -> None:
+        """'point eight metres' is 0.8 m and '2 point 5 m' is 2.5 m, as radio and dictation say them."""
+        ending_at = {end: start for start, (end, _) in self.numbers.items()}
+        covered = {k for start, (end, _) in self.numbers.items() for k in range(start, end)}
+        for i, word in enumerate(self.low):
+            if word != "point" or i in covered:  # "one point five": text2num reads it whole
+                continue
+            digits, j = "", i + 1
+            while j < len(self.low) and (digit := _DIGIT_WORDS.get(self.low[j], self.low[j])) in _DIGITS:
+                digits, j = digits + digit, j + 1
+            if not digits:
+                continue
+            start, whole = i, 0.0
+            if i in ending_at and self.numbers[ending_at[i]][1].is_integer():
+                start = ending_at[i]
+                whole = self.numbers[start][1]
+            for k in range(start, j):
+                self.numbers.pop(k, None)
+            self.numbers[start] = (j, whole + float(f"0.{digits}"))
 
     def at(self, i: int) -> str:
         return self.low[i] if i < len(self.low) else ""

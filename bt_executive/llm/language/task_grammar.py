@@ -29,6 +29,7 @@ from bt_executive.llm.grounding.object_matching import expand_phrase
 from bt_executive.llm.language.clause_order import reorder_clauses
 from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
 from bt_executive.llm.language.quantities import Quantity, find_quantities
+from bt_executive.llm.language.spoken import strip_enumerators, tidy
 from bt_executive.llm.plan import PlannerError
 
 GRAMMAR: tuple[str, ...] = (
@@ -210,8 +211,9 @@ def _compiled() -> _Compiled:
 
 
 def normalise_task(task: str) -> str:
-    """Lower case, one space between words, clause punctuation reduced to commas, no final stop."""
-    text = task.lower().replace("\u2019", "'")
+    """Lower case, one space between words, clause punctuation reduced to commas, no final stop; spoken
+    fillers, self-corrections and list numbers tidied away (``spoken``)."""
+    text = strip_enumerators(task).lower().replace("\u2019", "'")
     text = re.sub(r"[;:!?]", ",", text)
     text = re.sub(r"\.(?=\s|$)", ",", text)  # a full stop ends a clause; "0.5" keeps its dot
     text = re.sub(r"[\"'()\[\]]", " ", text)
@@ -219,7 +221,8 @@ def normalise_task(task: str) -> str:
     text = re.sub(r"\s*,(?:\s*,)*\s*", ", ", text)
     text = re.sub(r"\bx(\d+)\b", r"\1 times", text.replace(" + ", " and "))  # "patrol a + b x3"
     spellings = load_lexicon().spellings  # "pls", "whats": whole words only (not "u" in "u_turn")
-    return re.sub(r"(?<![a-z0-9_])[a-z]+(?![a-z0-9_])", lambda w: spellings.get(w.group(0), w.group(0)), text)
+    text = re.sub(r"(?<![a-z0-9_])[a-z]+(?![a-z0-9_])", lambda w: spellings.get(w.group(0), w.group(0)), text)
+    return tidy(text)
 
 
 def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:

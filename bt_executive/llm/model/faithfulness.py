@@ -275,8 +275,8 @@ def _means(index: int, views: Sequence[StepView], states: Sequence[SymbolicState
 
     A step that names no object and whose every effect is about the arm's pose (home) moves no object; one
     with no effects at all (a wave) is not inserted: nothing says why it is there. As in the grammar's
-    chaining, an openable container takes things only when open: opening one that a later step acts on
-    meets that step's need too.
+    chaining, an openable container takes things only when open, and hides what is in it: opening one
+    that a later step acts on, or that holds what a later step acts on, meets that step's need too.
     """
     view = views[index]
     assert view.manifest is not None
@@ -284,9 +284,14 @@ def _means(index: int, views: Sequence[StepView], states: Sequence[SymbolicState
     if not view.acted and effects and all(e.name in POSE_PREDICATES for e in effects):
         return _Means("moves no object")
     meets: list[tuple[int, Predicate]] = []
+    openable = [o.id for o in world.objects if atom_holds("openable", (o.id,), world)]
     for step in views[index + 1 :]:
         needs = [bind(text, step.call.args) for text in (step.manifest.preconditions if step.manifest else ())]
         needs += [_opened(i) for i in step.acted if atom_holds("openable", (i,), world)]
+        later_state = states[step.number - 1]
+        needs += [  # and a closed one hides what is in it: opening the one a later step's object lies in
+            _opened(c) for i in step.acted for c in openable if later_state.holds(parse_predicate(f"in({i}, {c})"))
+        ]
         # A causal link: false before this step, true from after it until the later step starts.
         later = step.number - 1
         meets += [

@@ -1,0 +1,140 @@
+"""Spoken and pasted English tidied before the grammar reads it: fillers, self-corrections, list numbers.
+
+People do not type to a robot the way they write. A voice assistant hands
+over "um put the blue no wait the red cube in the uh drawer"; a radio
+operator wraps a request in "unit two, ..., over"; a pasted work order starts
+"WO-5531 item 1:" or numbers its steps "1. ... 2. ...". What is asked is still
+plain, and this module leaves only it::
+
+    "um put the blue no wait the red cube in the uh drawer"  ->  "put the red cube in the drawer"
+    "lift it fifteen no twenty centimetres"                  ->  "lift it twenty centimetres"
+    "WO-7720: 1. Undock. 2. Proceed to corridor B."          ->  "Undock. Proceed to corridor B."
+
+A correction replaces what it repeats: the words after the marker start with
+a word said before it ("the", "in"), and replace everything from that word's
+last place; or they are a number that replaces the last number. A marker
+with neither is left alone, so the grammar refuses what it cannot read
+rather than guessing. The words are data (``config/lexicon.yaml``:
+``fillers``, ``corrections``, ``amount_hedges``, ``enumerators``,
+``call_signs``, ``procedure_words``).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
+
+_NUMBER_WORDS = frozenset(
+    (
+        *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven"),
+        *("twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"),
+        *("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "half"),
+    )
+)
+_REPEAT = re.compile(r"\b((?:\w+ ){0,4}\w+) \1\b")
+"""A phrase of up to five words said twice in a row ("the the plate", "the control room the control room")."""
+_PARENTHESIS = re.compile(r"\s*\([^()]*\)")
+
+
+def _alternation(phrases: list[str]) -> str:
+    return "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+
+
+class _Patterns:
+    """The lexicon's spoken-language words as compiled patterns."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        self.fillers = (
+            re.compile(rf"(?<![\w-])(?:{_alternation(lexicon.fillers)})(?![\w-])\s*") if lexicon.fillers else None
+        )
+        self.hedges = (
+            re.compile(rf"(?<![\w-])(?:{_alternation(lexicon.amount_hedges)})\s+(?=\d|(?:{'|'.join(_NUMBER_WORDS)})\b)")
+            if lexicon.amount_hedges
+            else None
+        )
+        self.corrections = re.compile(rf",?\s*\b(?:{_alternation([*lexicon.corrections, 'no'])})\b,?\s+")
+        words = _alternation(lexicon.enumerators) if lexicon.enumerators else r"(?!x)x"
+        # "WO-5531 item 1:", "Task 3 -", "Test 4:" at the start of a sentence; "1." and "3)" before a step.
+        self.enumerators = re.compile(
+            rf"(?:^|(?<=[.;:!?,]\s)|(?<=\n))\s*(?:(?:{words})\s*-?\s*#?\d+[a-z]?\s*)+[:.)\-,]?\s+"
+            r"|(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*#?\d{1,2}[.)]\s+",
+            re.IGNORECASE,
+        )
+        signs = _alternation(lexicon.call_signs) if lexicon.call_signs else r"(?!x)x"
+        # "unit two, ...", "base to unit four, ...": who is called, not what is asked
+        self.call_sign = re.compile(rf"^(?:(?:\w+ ){{0,2}}to )?(?:{signs}) \w+$")
+        self.procedure = frozenset(lexicon.procedure_words)
+
+
+@cache
+def _patterns() -> _Patterns:
+    return _Patterns(load_lexicon())
+
+
+def strip_enumerators(task: str) -> str:
+    """The task without list numbers and work-order labels, and without what it says in parentheses."""
+    return _patterns().enumerators.sub("", _PARENTHESIS.sub("", task))
+
+
+def tidy(text: str) -> str:
+    """A normalised task (lower case, commas) without fillers, call signs, repeats and corrected words."""
+    patterns = _patterns()
+    if patterns.fillers is not None:
+        text = patterns.fillers.sub("", text)
+    if patterns.hedges is not None:
+        text = patterns.hedges.sub("", text)  # "like thirty seconds"
+    parts = [
+        p
+        for p in text.split(", ")
+        if not patterns.call_sign.fullmatch(p.strip()) and p.strip() not in patterns.procedure
+    ]
+    text = ", ".join(p for p in parts if p.strip())
+    text = _corrected(text)
+    previous = None
+    while previous != text:
+        previous, text = text, _REPEAT.sub(r"\1", text)
+    return " ".join(text.split()).strip(" ,")
+
+
+def _corrected(text: str) -> str:
+    """Each self-correction applied within its clause: what follows the marker replaces what it repeats."""
+    pattern = _patterns().corrections
+    start = 0
+    while (found := pattern.search(text, start)) is not None:
+        head_end = text.rfind(", ", 0, found.start())
+        head, before_text = (
+            (text[: head_end + 2], text[head_end + 2 : found.start()]) if head_end >= 0 else ("", text[: found.start()])
+        )
+        tail_start = text.find(", ", found.end())
+        after_text, tail = (
+            (text[found.end() : tail_start], text[tail_start:]) if tail_start >= 0 else (text[found.end() :], "")
+        )
+        replaced = _replace(before_text.split(), after_text.split(), bare=found.group().strip(" ,") == "no")
+        if replaced is None:
+            start = found.end()
+            continue
+        text = head + " ".join(replaced) + tail
+        start = 0
+    return text
+
+
+def _replace(before: list[str], after: list[str], *, bare: bool) -> list[str] | None:
+    if not before or not after:
+        return None
+    first = after[0]
+    if first in before:
+        cut = len(before) - 1 - before[::-1].index(first)
+        return before[:cut] + after
+    if _is_number(first):
+        numbers = [i for i, word in enumerate(before) if _is_number(word)]
+        if numbers:
+            return before[: numbers[-1]] + after
+    if bare:
+        return None  # "no" alone corrects only what it visibly repeats
+    return before[:-1] + after if first not in ("not", "no") else before
+
+
+def _is_number(word: str) -> bool:
+    return word in _NUMBER_WORDS or bool(re.fullmatch(r"\d+(?:\.\d+)?", word))
