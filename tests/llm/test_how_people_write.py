@@ -122,3 +122,35 @@ def test_what_lies_in_a_closed_drawer_is_picked_after_opening_it(
     assert labels[:2] == ["open_drawer(drawer=drawer)", "pick(object=red_cube)"]
     if steps is not None:
         assert labels == steps
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "steps"),
+    [
+        # an amount said with the name of what it is goes to the parameter of that name
+        ("home", "undock with a clearance of 120 cm", ["undock(clearance=1.2)"]),
+        ("home", "approach the counter with a standoff of 300 mm", ["approach_object(object=counter, standoff=0.3)"]),
+        (
+            "home",
+            "follow me at a distance of 2 m for a duration of 3 minutes",
+            ["follow_person(distance=2.0, max_duration_s=180.0)"],
+        ),
+        # a place before "at" is not a name of the amount
+        ("home", "go to the hallway at 0.3 m/s", ["navigate_to(location=hallway, speed=0.3)"]),
+        # spoken decimals, radio words and a numbered step
+        (
+            "home",
+            "copy, approach the counter to point three metres, over",
+            ["approach_object(object=counter, standoff=0.3)"],
+        ),
+        ("inspection", "WO-7720: 1. Undock. 2. Proceed to corridor B.", None),
+    ],
+)
+def test_amounts_go_to_the_parameter_they_name(
+    robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str] | None
+) -> None:
+    labels = _labels(robots[robot], task)
+    if steps is not None:
+        assert labels == steps
+    else:
+        assert labels  # planned, not refused

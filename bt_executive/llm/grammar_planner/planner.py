@@ -230,6 +230,16 @@ MAX_REPEATS = 10
 """The most times a count repeats a clause's calls ("tap it 3 times")."""
 
 
+_UNIT_SUFFIXES = frozenset({"s", "m", "cm", "mm", "ms", "deg", "rad", "hz", "mps", "sec", "min", "pct", "percent"})
+
+
+def _names_param(named: str, param: str) -> bool:
+    """Whether what a task calls an amount ("clearance", "max duration") names this parameter
+    (``clearance``, ``max_duration_s``): its words, without a unit suffix, include every word said."""
+    words = set(param.lower().split("_")) - _UNIT_SUFFIXES
+    return set(named.split()) <= words
+
+
 def _repeats(intent: Intent) -> int | None:
     """How many times a clause's one count says to do it (2..MAX_REPEATS), if it names exactly one count."""
     counts = [q for q in intent.quantities if q.unit == COUNT]
@@ -929,9 +939,13 @@ class _PlanBuilder:
         """Each amount the clause names goes to the quantity parameter whose unit it converts to, checked
         against that parameter's bounds; an amount no parameter takes is not guessed at."""
         for amount in intent.quantities:
-            for param, role in manifest.roles().items():
-                if role is not Role.QUANTITY or param in args:
-                    continue
+            params = [p for p, role in manifest.roles().items() if role is Role.QUANTITY and p not in args]
+            if amount.named is not None:  # "with a clearance of 1 m": the parameter it names, if the skill has one
+                named = [p for p in params if _names_param(amount.named, p)]
+                if len(named) > 1:
+                    raise TaskNotUnderstood(intent.clause, amount.text)
+                params = named or params
+            for param in params:
                 try:
                     value = fit_quantity(amount, manifest.parameter_schema(param), param, owner=manifest.id)
                 except UnitMismatch:

@@ -127,6 +127,9 @@ class Quantity(BaseModel):
     kind: str = Field(description="a KINDS name, or 'count'")
     span: tuple[int, int] = Field(description="character span of the amount's words in the task text")
     text: str = Field(description="the words as the task says them")
+    named: str | None = Field(
+        default=None, description="what the task says the amount is ('a clearance of 1 m': clearance), if it says"
+    )
 
 
 class UnitMismatch(PlannerRefused):

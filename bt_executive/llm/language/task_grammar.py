@@ -317,13 +317,38 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
     on, where, which way."""
     amounts = find_quantities(clause)
     if amounts:  # "push the red cube 10 cm to the left": the amount is read apart from the phrases
-        bare = clause
-        bare = _without_amount_frames(clause, amounts)
+        amounts, bare = _named_amounts(clause, amounts)
+        bare = _without_amount_frames(bare, amounts)
         bare = re.sub(r"\s+(?:by|for|at)(?=\s+(?:to|towards|toward|$))|\s+(?:by|for|at)$", "", " ".join(bare.split()))
         bare = _compiled().suffix.sub("", bare.strip(" ,")).strip(" ,")  # "drive to the room please, 0.2 m/s"
         intent = _parse_clause(bare, skill_phrases)
         return None if intent is None else intent.model_copy(update={"clause": clause, "quantities": tuple(amounts)})
     return _parse_clause(clause, skill_phrases)
+
+
+_NAMED_BEFORE = re.compile(
+    r"(?:(?:with|at|using|and|keeping|maintaining|set)\s+)?(?:a|an|the|its|your)\s+"
+    r"(?P<name>[a-z]+(?:\s[a-z]+)?)\s+of\s*$"
+)
+_NAMED_AFTER = re.compile(r"^\s+(?P<name>[a-z]+)(?=\s*(?:,|$|\band\b|\bthen\b))")
+
+
+def _named_amounts(clause: str, amounts: list[Quantity]) -> tuple[list[Quantity], str]:
+    """Each amount with what the clause says it is ("with a clearance of 120 cm", "1 m clearance"), and the
+    clause without the naming words said before it; the planner gives a named amount to the parameter of
+    that name, and never guesses between two it could name."""
+    named: list[Quantity] = []
+    bare = clause
+    for amount in reversed(amounts):
+        before, after = bare[: amount.span[0]], bare[amount.span[1] :]
+        found = _NAMED_BEFORE.search(before)
+        if found is not None:
+            bare = before[: found.start()] + " " * (len(before) - found.start()) + bare[amount.span[0] :]
+            named.append(amount.model_copy(update={"named": found.group("name")}))
+            continue
+        after_name = _NAMED_AFTER.match(after)
+        named.append(amount.model_copy(update={"named": after_name.group("name") if after_name else None}))
+    return list(reversed(named)), bare
 
 
 def _without_amount_frames(clause: str, amounts: list[Quantity]) -> str:
