@@ -33,6 +33,16 @@ def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> lis
 @pytest.mark.parametrize(
     ("robot", "task", "steps"),
     [
+        # a presenter's third person, and what is done "for you" or "all by itself"
+        ("tabletop", "Let's have it grab the blue cube for you.", ["pick(object=blue_cube)"]),
+        ("tabletop", "watch as it pushes the red cube left", ["push(object=red_cube, direction=left)"]),
+        (
+            "tabletop",
+            "For my next trick, the robot will open that drawer all by itself.",
+            ["open_drawer(drawer=drawer)"],
+        ),
+        # a part of an object said before it
+        ("tabletop", "the robot will gently touch the top of the bowl", ["tap(object=bowl)"]),
         # informal spellings and politeness around the request
         ("tabletop", "pls pick up teh green box", ["pick(object=green_cube)"]),
         (

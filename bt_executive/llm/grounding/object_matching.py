@@ -358,7 +358,11 @@ def is_open(world: WorldState, object_id: str) -> bool:
 
 
 def _without_part(phrase: str) -> str | None:
-    """ "the drawer handle" -> "the drawer": a part word after words that name something else; else None."""
+    """ "the drawer handle" or "the top of the bowl" -> "the drawer", "the bowl": a part word said of words
+    that name something else; else None."""
+    of = re.fullmatch(r"(?:the |its |a )?(?P<part>\w+) of (?P<rest>.+)", phrase)
+    if of is not None and of.group("part") in load_lexicon().parts:
+        return of.group("rest")
     words = phrase.split()
     if len(words) < 2 or words[-1] not in load_lexicon().parts:
         return None

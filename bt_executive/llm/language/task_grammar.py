@@ -396,13 +396,21 @@ def _leads(skill_phrases: Collection[str]) -> frozenset[str]:
 
 def infinitive_first(clause: str, leads: Collection[str]) -> str:
     """ "putting the green block into the bowl" (after "would you mind") as "put the green block into the
-    bowl": a first word that is the -ing form of a known verb is read as the verb."""
+    bowl", and "nudges the plate" (after "watch as it") as "nudge the plate": a first word that is the -ing
+    or -s form of a known verb is read as the verb."""
     first, _, rest = clause.partition(" ")
-    if not first.endswith("ing") or first in leads or len(first) < 5:
+    if first in leads or len(first) < 4:
         return clause
-    stem = first[:-3]
-    for base in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""):
-        if base in leads:
+    if first.endswith("ing") and len(first) >= 5:
+        stem = first[:-3]
+        bases: tuple[str, ...] = (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else "")
+    elif first.endswith("s") and not first.endswith("ss"):  # "as it nudges the plate": what it does
+        bases = (first[:-1], first[:-2] if first.endswith("es") else "")
+        bases += (first[:-3] + "y",) if first.endswith("ies") else ()
+    else:
+        return clause
+    for base in bases:
+        if base and base in leads:
             return f"{base} {rest}".strip()
     return clause
 
