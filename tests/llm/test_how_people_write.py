@@ -164,3 +164,39 @@ def test_amounts_go_to_the_parameter_they_name(
         assert labels == steps
     else:
         assert labels  # planned, not refused
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "steps"),
+    [
+        # a clause that only adds an amount belongs to the clause before it
+        ("home", "undock, 1.0 m clearance", ["undock(clearance=1.0)"]),
+        ("home", "approach the counter, hold at point three metres", ["approach_object(object=counter, standoff=0.3)"]),
+        # a number said in words after the word it numbers in an id ("pump two": pump_2)
+        ("inspection", "approach pump two", ["approach_object(object=pump_2)"]),
+        # what comes before ", so" says why; its subject is still what "it" means
+        (
+            "home",
+            "The brown door is how the cat gets out, so please shut it.",
+            ["approach_object(object=d2)", "close_door(door=d2)"],
+        ),
+        ("home", "Crumbs on the counter attract ants, so wipe the counter down.", ["wipe_table(surface=counter)"]),
+    ],
+)
+def test_more_of_a_request_than_its_clause(
+    robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]
+) -> None:
+    assert _labels(robots[robot], task) == steps
+
+
+@pytest.mark.parametrize(
+    ("robot", "task"),
+    [
+        ("home", "undock, 1.0 m left"),  # an amount with a word no parameter has is not attached
+        ("home", "close the front door, so the cat stays in"),  # a consequence that asks nothing is not a task
+        ("home", "pick up the two mugs"),  # "two" counts here: no id is named by it
+    ],
+)
+def test_what_only_looks_like_more_is_not_taken(robots: dict[str, EvalRobot], robot: str, task: str) -> None:
+    with pytest.raises(PlannerRefused):
+        AutoPlanner(robots[robot].registry).plan(task, robots[robot].world)

@@ -40,6 +40,7 @@ that may match several objects.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from collections.abc import Collection, Iterable, Sequence
@@ -142,10 +143,33 @@ def _kind_words(obj: ObjectState) -> set[str]:
     return set(phrase_words(obj.category)) | set(phrase_words(obj.colour))
 
 
+_NUMBERS = {
+    word: str(n)
+    for n, word in enumerate(
+        ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+    )
+}
+
+
+def _numbered_ids(phrase: str, world: WorldState) -> str:
+    """ "pump two" as "pump 2" where an id here is ``pump_2``: a number said in words after the word it
+    numbers; a number word anywhere else ("the two cubes") is left as it is."""
+    pairs = {(a, b) for o in world.objects for a, b in itertools.pairwise(phrase_words(o.id)) if b.isdigit()}
+    if not pairs:
+        return phrase
+    words = phrase.split()
+    for i in range(1, len(words)):
+        digit = _NUMBERS.get(words[i])
+        if digit is not None and (words[i - 1], digit) in pairs:
+            words[i] = digit
+    return " ".join(words)
+
+
 def match_objects(
     phrase: str, world: WorldState, *, exclude: Collection[str] = (), among: Collection[str] | None = None
 ) -> ObjectMatch:
     """The ids ``phrase`` matches by the first rule that matches any, sorted; empty when none does."""
+    phrase = _numbered_ids(phrase, world)
     near = _nearest_to(phrase, world, exclude=exclude, among=among)
     if near is not None:
         return near

@@ -351,6 +351,20 @@ def _named_amounts(clause: str, amounts: list[Quantity]) -> tuple[list[Quantity]
     return list(reversed(named)), bare
 
 
+_HOLDING_WORDS = frozenset({"hold", "stay", "stop", "keep", "at", "with", "and", "a", "an", "the"})
+
+
+def _amounts_only(clause: str) -> tuple[Quantity, ...]:
+    """The amounts of a clause that says nothing else ("1 m clearance", "hold at 0.8 m"), else none."""
+    amounts = find_quantities(clause)
+    if not amounts:
+        return ()
+    named, bare = _named_amounts(clause, amounts)
+    rest = set(_without_amount_frames(bare, named).split()) - _HOLDING_WORDS
+    rest -= {word for amount in named if amount.named for word in amount.named.split()}
+    return tuple(named) if not rest else ()
+
+
 def _without_amount_frames(clause: str, amounts: list[Quantity]) -> str:
     """The clause without its amounts and the words that only frame them ("at a distance of 2 metres",
     "and stop 0.8 metres away"): the lexicon's ``amount_frames``."""
@@ -778,8 +792,11 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     if not clauses:
         raise TaskNotUnderstood(task, task)
     intents: list[Intent] = []
-    parts = [piece for whole in clauses for part in ungap(whole) for piece in _purpose(part, skill_phrases)]
-    parts = [part for part in parts if part not in load_lexicon().empty_clauses] or parts
+    parts = _parts(clauses, skill_phrases)
+    # "the rug sheds all the time, so please vacuum the living room": what comes before ", so" says why;
+    # a clause of it that asks nothing is read as a description, not refused
+    consequence = _SO.search(text)
+    why = len(_parts(split_clauses(text[: consequence.start()], skill_phrases), skill_phrases)) if consequence else 0
     leads = _leads(skill_phrases)
     topic: _Topic | None = None  # what "it" means after "the bin is full, ..." or "fridge, ..."
     described = False
@@ -793,8 +810,15 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
                 intent = parse_clause(f"{clause} {after.object}", skill_phrases)
         if intent is None and (about := _subject(clause, leads, last=number + 1 == len(parts))) is not None:
             if topic is None or object_phrase(about.phrase) is not None:  # "see the cube? it s the small one"
-                topic = about
+                topic = about._replace(needed=about.needed and number >= why)  # a reason need not be used
             described = True  # it describes the world or a wish; the clauses after it ask
+            continue
+        if intent is None and number < why and (consequence is not None):
+            described = True  # background to the request after ", so"
+            continue
+        if intent is None and intents and (amounts := _amounts_only(clause)):
+            # "undock, 1 m clearance", "approach the pump, hold at 0.8 m": more of the clause before
+            intents[-1] = intents[-1].model_copy(update={"quantities": (*intents[-1].quantities, *amounts)})
             continue
         if intent is None:
             raise TaskNotUnderstood(task, clause)
@@ -817,6 +841,15 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     if described and not intents:
         raise TaskNotUnderstood(task, task)  # it only describes: nothing is asked
     return tuple(intents)
+
+
+_SO = re.compile(r",\s+so\s+(?!that\b|as\b|far\b|much\b|many\b|long\b)(?=\S)")
+
+
+def _parts(clauses: list[str], skill_phrases: Collection[str]) -> list[str]:
+    """The clauses cut at gaps and purposes, without the ones that ask for nothing ("thanks")."""
+    parts = [piece for whole in clauses for part in ungap(whole) for piece in _purpose(part, skill_phrases)]
+    return [part for part in parts if part not in load_lexicon().empty_clauses] or parts
 
 
 _PURPOSE = re.compile(r"\s+(?:in order\s+)?to\s+(?=\S)")
