@@ -439,8 +439,8 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
 
     @property
     def answer_lost(self) -> bool:
-        """Whether this run's goal was adopted from the status topic because its goal response never came."""
-        return isinstance(self._handle, ReportedGoalHandle)
+        """Whether this run's goal was adopted from the status topic and its goal response has not come (yet)."""
+        return isinstance(self._handle, ReportedGoalHandle) and not any(a.future.done() for a in self._attempts)
 
     @property
     def action_name(self) -> str:
