@@ -56,9 +56,10 @@ class _Patterns:
         )
         self.corrections = re.compile(rf",?\s*\b(?:{_alternation([*lexicon.corrections, 'no'])})\b,?\s+")
         words = _alternation(lexicon.enumerators) if lexicon.enumerators else r"(?!x)x"
-        # "WO-5531 item 1:", "Task 3 -", "Test 4:" at the start of a sentence; "1." and "3)" before a step.
+        # "WO-5531 item 1:", "Task 3 -", "Test 4:" at the start of a sentence (the mark after the number is
+        # what makes it a label: "step 2 metres back" keeps its words); "1." and "3)" before a step.
         self.enumerators = re.compile(
-            rf"(?:^|(?<=[.;:!?,]\s)|(?<=\n))\s*(?:(?:{words})\s*-?\s*#?\d+[a-z]?\s*)+[:.)\-,]?\s+"
+            rf"(?:^|(?<=[.;:!?,]\s)|(?<=\n))\s*(?:(?:{words})\s*-?\s*#?\d+[a-z]?\s*)+[:.)\-,]\s+"
             r"|(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*#?\d{1,2}[.)]\s+",
             re.IGNORECASE,
         )
