@@ -49,6 +49,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.language.quantities import NUMBER_WORDS
 from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.conditions import DRAWER_OPEN_FRACTION
 from bt_executive.skills.world_state import ObjectState, WorldState
@@ -143,14 +144,6 @@ def _kind_words(obj: ObjectState) -> set[str]:
     return set(phrase_words(obj.category)) | set(phrase_words(obj.colour))
 
 
-_NUMBERS = {
-    word: str(n)
-    for n, word in enumerate(
-        ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-    )
-}
-
-
 def _numbered_ids(phrase: str, world: WorldState) -> str:
     """ "pump two" as "pump 2" where an id here is ``pump_2``: a number said in words after the word it
     numbers; a number word anywhere else ("the two cubes") is left as it is."""
@@ -159,9 +152,9 @@ def _numbered_ids(phrase: str, world: WorldState) -> str:
         return phrase
     words = phrase.split()
     for i in range(1, len(words)):
-        digit = _NUMBERS.get(words[i])
-        if digit is not None and (words[i - 1], digit) in pairs:
-            words[i] = digit
+        number = NUMBER_WORDS.get(words[i])
+        if number is not None and (words[i - 1], str(number)) in pairs:
+            words[i] = str(number)
     return " ".join(words)
 
 

@@ -225,9 +225,20 @@ _IS_NUMBER = re.compile(_NUMBER)
 _UNIT_NAMES = re.compile(r"[A-Za-z_]+")
 
 
-_DIGIT_WORDS = {
-    w: str(n) for n, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"))
-} | {"oh": "0"}
+NUMBER_WORDS: dict[str, int] = {
+    word: n
+    for n, word in enumerate(
+        (
+            *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven"),
+            *("twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"),
+        )
+    )
+} | {
+    word: 10 * n
+    for n, word in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"), 2)
+}
+"""Number words said alone, with their values: what spoken decimals, corrections and spoken ids read."""
+_DIGIT_WORDS = {word: str(n) for word, n in NUMBER_WORDS.items() if n < 10} | {"oh": "0"}
 _DIGITS = frozenset("0123456789")
 
 

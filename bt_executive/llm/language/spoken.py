@@ -25,14 +25,9 @@ import re
 from functools import cache
 
 from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
+from bt_executive.llm.language.quantities import NUMBER_WORDS
 
-_NUMBER_WORDS = frozenset(
-    (
-        *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven"),
-        *("twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"),
-        *("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "half"),
-    )
-)
+_NUMBER_WORDS = frozenset((*NUMBER_WORDS, "hundred", "half"))
 _REPEAT = re.compile(r"\b((?:\w+ ){0,4}\w+) \1\b")
 """A phrase of up to five words said twice in a row ("the the plate", "the control room the control room")."""
 _PARENTHESIS = re.compile(r"\s*\([^()]*\)")

@@ -288,12 +288,11 @@ def _means(index: int, views: Sequence[StepView], states: Sequence[SymbolicState
     for step in views[index + 1 :]:
         needs = [bind(text, step.call.args) for text in (step.manifest.preconditions if step.manifest else ())]
         needs += [_opened(i) for i in step.acted if atom_holds("openable", (i,), world)]
-        later_state = states[step.number - 1]
+        later = step.number - 1
         needs += [  # and a closed one hides what is in it: opening the one a later step's object lies in
-            _opened(c) for i in step.acted for c in openable if later_state.holds(parse_predicate(f"in({i}, {c})"))
+            _opened(c) for i in step.acted for c in openable if states[later].holds(parse_predicate(f"in({i}, {c})"))
         ]
         # A causal link: false before this step, true from after it until the later step starts.
-        later = step.number - 1
         meets += [
             (later, need)
             for need in needs
