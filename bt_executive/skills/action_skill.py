@@ -52,7 +52,8 @@ comes, and Fast DDS keeps ``server_is_ready()`` True for its participant's
 lease (20 s by default). Servers publish feedback at >= 5 Hz, so the leaf
 keeps a heartbeat watchdog: no feedback for ``heartbeat_timeout_s`` (1.5 s)
 while the goal runs, or ``server_is_ready()`` turning False (looked up every
-0.1 s), ends the goal as ``server_unavailable``. Processes started with
+0.1 s, also while a goal request waits for its answer), ends the goal as
+``server_unavailable``. Processes started with
 ``with_short_lease()`` load ``config/fastdds_profile.xml`` (lease 1.5 s,
 announced every 0.25 s), which makes ``server_is_ready()`` turn False ~1.5 s
 after the kill instead of 20 s.
@@ -503,6 +504,15 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
                 )
                 self._adopt(attempt, handle, now)
                 return self._watch(now)
+        if self._server_gone(now):
+            # Without this, a server that dies before its answer comes is found only after every resend.
+            self._abandon_attempts(keep=None)
+            return self._fail(
+                FailureKind.SERVER_UNAVAILABLE,
+                "server_gone",
+                now,
+                f"{self.action_name} disappeared before it answered the goal request",
+            )
         timeout = self.options.goal_response_timeout_s
         if rejected and all(now - attempt.sent_at >= timeout for attempt in pending):
             # Answers can come late: a rejection is final once no request is still within its answer time.
@@ -563,13 +573,18 @@ class RosActionSkill(py_trees.behaviour.Behaviour):
                     now,
                     f"no feedback from {self.action_name} for {silent_for:.2f} s (heartbeat {heartbeat:g} s)",
                 )
-        if now >= self._next_liveness_check:
-            # A graph lookup that releases the GIL, so a tick may wait to get it back: not every tick.
-            self._next_liveness_check = now + _LIVENESS_CHECK_PERIOD_S
-            if not self._client.server_is_ready():
-                self._cancel_goals()
-                return self._fail(FailureKind.SERVER_UNAVAILABLE, "server_gone", now, f"{self.action_name} disappeared")
+        if self._server_gone(now):
+            self._cancel_goals()
+            return self._fail(FailureKind.SERVER_UNAVAILABLE, "server_gone", now, f"{self.action_name} disappeared")
         return py_trees.common.Status.RUNNING
+
+    def _server_gone(self, now: float) -> bool:
+        """Whether the server has left the graph, looked up at most every ``_LIVENESS_CHECK_PERIOD_S``."""
+        if now < self._next_liveness_check:
+            return False
+        # A graph lookup that releases the GIL, so a tick may wait to get it back: not every tick.
+        self._next_liveness_check = now + _LIVENESS_CHECK_PERIOD_S
+        return not self._client.server_is_ready()
 
     def _complete(self, future: Future[Any], now: float) -> py_trees.common.Status:
         response = future.result()

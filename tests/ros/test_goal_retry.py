@@ -33,9 +33,10 @@ class ScriptedClient:
     def __init__(self) -> None:
         self.sent: list[tuple[Any, Future[Any]]] = []
         self.cancelled: list[str] = []
+        self.ready = True
 
     def server_is_ready(self) -> bool:
-        return True
+        return self.ready
 
     def send_goal_async(self, goal: Any, feedback_callback: Any = None, goal_uuid: Any = None) -> Future[Any]:
         future: Future[Any] = Future()
@@ -126,3 +127,18 @@ def test_no_answer_to_any_goal_request_is_server_unavailable(
         tick_after_timeout(skill)
     assert skill.result is not None
     assert (skill.result.failure_kind, skill.result.reason) == (FailureKind.SERVER_UNAVAILABLE, "no_goal_response")
+
+
+def test_a_server_that_leaves_before_answering_fails_at_once_without_resends(
+    scripted: tuple[RosActionSkill, ScriptedClient],
+) -> None:
+    # Under load the answer and the status of a goal can both be lost to a server that crashes just after
+    # taking it; the leaf must not wait out every resend (3 x 5 s in service) to find it gone.
+    skill, client = scripted
+    skill.tick_once()
+    client.ready = False
+    time.sleep(0.11)  # the liveness lookup's period
+    skill.tick_once()
+    assert skill.result is not None
+    outcome = (skill.result.failure_kind, skill.result.reason, len(client.sent), client.cancelled)
+    assert outcome == (FailureKind.SERVER_UNAVAILABLE, "server_gone", 1, [client.hex_of(0)])
