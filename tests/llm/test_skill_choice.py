@@ -93,6 +93,8 @@ def _calls(plan: Plan) -> list[tuple[str, dict[str, object]]]:
             [("nav/navigate_to", {"location": "kitchen"}), ("cleaning/wipe_table", {"surface": "kitchen_table"})],
         ),
         ("wipe down the counter twice", [("cleaning/wipe_table", {"surface": "counter", "passes": 2})]),
+        ("give me the blue mug", [("handover/fetch", {"object": "blue_mug"})]),  # fetch's phrase, not hand_over's
+        ("hand me the blue mug", [("handover/fetch", {"object": "blue_mug"})]),
         (
             "put the red mug in the bin",
             [("tabletop/pick", {"object": "m7"}), ("storage/place_in", {"container": "bin"})],
@@ -252,3 +254,43 @@ def test_a_negated_colour_leaves_out_what_it_names(tabletop: tuple[GrammarPlanne
 def test_a_skill_default_that_names_nothing_here_is_never_sent(home: tuple[GrammarPlanner, WorldState]) -> None:
     planner, world = home  # nav/dock's default dock is main_dock; this home's dock is 'dock'
     assert _calls(planner.plan("recharge", world)) == [("nav/dock", {"dock": "dock"})]
+
+
+def test_a_verb_whose_every_skill_needs_what_the_object_lacks_is_refused_not_afforded(
+    tabletop: tuple[GrammarPlanner, WorldState],
+) -> None:
+    planner, world = tabletop
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("open the bowl", world)  # open_drawer needs openable(drawer); a bowl does not open
+    assert (refused.value.kind, "openable" in refused.value.reason) == (RefusalKind.NOT_AFFORDED, True)
+
+
+def test_an_object_that_affords_the_verb_but_no_skill_takes_its_kind_is_missing_skill(tmp_path: Path) -> None:
+    # The fridge opens (openable), but the only opening skill here is for drawers: the robot lacks the skill.
+    planner, world = _robot(TABLETOP)
+    fridge = world.objects[0].model_copy(update={"id": "fridge", "category": "fridge", "affordances": ["openable"]})
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("open the fridge", world.model_copy(update={"objects": (*world.objects, fridge)}))
+    assert refused.value.kind is RefusalKind.MISSING_SKILL
+
+
+def test_a_place_word_that_several_regions_hold_is_ambiguous_naming_them() -> None:
+    planner, world = _robot(ROOT / "tests" / "golden" / "robots" / "inspection")
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("please proceed to the room", world)
+    assert (refused.value.kind, set(refused.value.candidates)) == (
+        RefusalKind.AMBIGUOUS,
+        {"boiler_room", "control_room"},
+    )
+    assert _calls(planner.plan("go to the corridor", world)) == [("nav/navigate_to", {"location": "corridor_b"})]
+
+
+def test_finding_an_object_first_names_what_it_means(tabletop: tuple[GrammarPlanner, WorldState]) -> None:
+    planner, world = tabletop
+    assert _calls(planner.plan("find the red cube and put it on the plate", world)) == [
+        ("tabletop/pick", {"object": "red_cube"}),
+        ("tabletop/place_on", {"target": "plate"}),
+    ]
+    with pytest.raises(PlannerRefused) as refused:  # not "it refers to nothing": the banana is not here
+        planner.plan("find the banana and put it on the plate", world)
+    assert (refused.value.kind, "banana" in refused.value.reason) == (RefusalKind.NO_SUCH_OBJECT, True)

@@ -160,7 +160,9 @@ def unread(task: str, world: WorldState, err: TaskNotUnderstood) -> PlannerRefus
     """The refusal of a task the grammar cannot read when no model is there to try: ``missing_skill`` when it
     names something of this robot's world (no skill of the robot is asked that way: "lock the front door"),
     ``out_of_scope`` when it names nothing here ("order me a pizza")."""
-    said = set(task_words(task))
+    # The clause as read too ("drwr" read as "drawer"), and a plural's singular ("the lights": a light here).
+    words = set(task_words(task)) | set(task_words(err.clause))
+    said = words | {w[:-1] for w in words if w.endswith("s")} | {w[:-2] for w in words if w.endswith("es")}
     own = {w for o in world.objects for w in object_words(o)} | {w for r in world.regions for w in phrase_words(r)}
     lexicon = load_lexicon()
     named = sorted((said & own) - set(lexicon.function_words) - set(lexicon.ignored))

@@ -61,6 +61,7 @@ from bt_executive.llm.grammar_planner.skill_choice import (
     referent_param,
     region_named,
     regions_listed,
+    regions_partly_named,
 )
 from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words, robot_verbs
 from bt_executive.llm.grounding.object_matching import (
@@ -537,7 +538,10 @@ class _PlanBuilder:
         "put the cube on the plate in the bowl": (the cube) in (the plate in the bowl) names no target
         here, (the cube on the plate) in (the bowl) does. The grammar's reading when none does (its
         refusal then names what did not match)."""
-        readings = [intent, *other_splits(intent)]
+        # A split of the clause's own words that says only "it" would lose an object the clause was given
+        # ("find the banana and put it on the plate": the banana), unless "it" has something to mean.
+        it_means = intent.object is None or self.held() is not None or self.last_object is not None
+        readings = [intent, *(r for r in other_splits(intent) if r.object is not None or it_means)]
         if len(readings) == 1:
             return intent
         for reading in readings:
@@ -932,6 +936,16 @@ class _PlanBuilder:
             ):
                 self.notes.append(f"{intent.object!r} -> {region} (the one place so named)")
                 return Referent(region, region=True)
+            places = regions_partly_named(intent.object, self.world)
+            if (
+                len(places) > 1
+                and not named
+                and intent.target is None
+                and any(fit(m, Referent(places[0], region=True), self.world) for m in skills)
+            ):
+                raise PlannerRefused(
+                    f"{intent.object!r} names {len(places)} places here: say which", RefusalKind.AMBIGUOUS, places
+                ) from None
             # Named, but no skill fits it: resolve it among everything, so the refusal says why.
             return Referent(self.resolve(intent.object, intent))
 

@@ -171,6 +171,13 @@ def choose(
     what = _describe(referent, world)
     if not fits:
         ids = [m.id for m in skills]
+        lacking = _lacking(skills, referent, world)
+        if lacking:
+            raise PlannerRefused(
+                f"{what} is not {' or '.join(lacking)}, which every skill that can {doing} needs ({', '.join(ids)})",
+                RefusalKind.NOT_AFFORDED,
+                candidates=ids,
+            )
         nearest = f"; skills that {doing}: {', '.join(ids)}" if ids else ""
         raise PlannerRefused(
             f"no skill of this robot can {doing} {what}{nearest}", RefusalKind.MISSING_SKILL, candidates=ids
@@ -183,6 +190,23 @@ def choose(
             f"to {doing} {what}, {' and '.join(ids)} fit equally: say which", RefusalKind.AMBIGUOUS, candidates=ids
         )
     return top[0]
+
+
+def _lacking(skills: Sequence[SkillManifest], referent: Referent | None, world: WorldState) -> list[str]:
+    """The affordances the referent lacks when that, and nothing else, keeps every skill of the verb from it
+    ("open the bowl": open_drawer needs openable); empty when some skill wants another kind of thing ("open
+    the fridge" with only open_drawer: the fridge opens, but no skill here opens fridges)."""
+    obj = world.object(referent.id) if referent is not None and not referent.region else None
+    if obj is None or not skills:
+        return []
+    lacking: set[str] = set()
+    for manifest in skills:
+        param = referent_param(manifest, region=False)
+        missing = {n for n in affordance_needs(manifest, param) if not obj.affords(n)} if param is not None else set()
+        if not missing:
+            return []
+        lacking |= missing
+    return sorted(lacking)
 
 
 def _describe(referent: Referent | None, world: WorldState) -> str:
@@ -198,15 +222,25 @@ def region_named(phrase: str, world: WorldState, lexicon: Lexicon | None = None,
     """The region a phrase names by all its words ("the living room" -> living_room), if any; ``partly``:
     also the one region whose name holds every word of the phrase ("the corridor" -> corridor_b)."""
     lex = lexicon or load_lexicon()
-    words = set(phrase_words(phrase)) - set(lex.ignored) - {"the", "a", "an"}
+    words = _place_words(phrase, lex)
     if not words:
         return None
     named = [name for name in world.regions if set(phrase_words(name)) == words]
     if not named and partly:
-        named = [name for name in world.regions if words < set(phrase_words(name))]
+        named = regions_partly_named(phrase, world, lex)
     if not named:
         return region_holding(phrase, world, lex)
     return named[0] if len(named) == 1 else None
+
+
+def regions_partly_named(phrase: str, world: WorldState, lexicon: Lexicon | None = None) -> list[str]:
+    """Every region whose name holds all the phrase's words and more ("the room": boiler_room, control_room)."""
+    words = _place_words(phrase, lexicon or load_lexicon())
+    return [name for name in world.regions if words and words < set(phrase_words(name))]
+
+
+def _place_words(phrase: str, lexicon: Lexicon) -> set[str]:
+    return set(phrase_words(phrase)) - set(lexicon.ignored) - {"the", "a", "an"}
 
 
 _HOLDING = re.compile(
