@@ -294,3 +294,37 @@ def test_finding_an_object_first_names_what_it_means(tabletop: tuple[GrammarPlan
     with pytest.raises(PlannerRefused) as refused:  # not "it refers to nothing": the banana is not here
         planner.plan("find the banana and put it on the plate", world)
     assert (refused.value.kind, "banana" in refused.value.reason) == (RefusalKind.NO_SUCH_OBJECT, True)
+
+
+def test_an_amount_of_a_put_goes_to_the_call_whose_parameter_it_names(
+    tabletop: tuple[GrammarPlanner, WorldState],
+) -> None:
+    planner, world = tabletop
+    plan = planner.plan("place the green cube on the plate with a release height of 3 cm", world)
+    assert _calls(plan) == [
+        ("tabletop/pick", {"object": "green_cube"}),
+        ("tabletop/place_on", {"target": "plate", "release_height": 0.03}),
+    ]
+    with pytest.raises(PlannerRefused) as refused:  # beyond the schema's bound: refused, naming it
+        planner.plan("put the red cube on the plate with a release height of 50 cm", world)
+    assert refused.value.kind is RefusalKind.NOT_AFFORDED
+
+
+def test_a_clause_of_only_another_direction_repeats_the_move_that_way(
+    tabletop: tuple[GrammarPlanner, WorldState],
+) -> None:
+    planner, world = tabletop
+    assert _calls(planner.plan("push the green cube left 5cm then right 3cm", world)) == [
+        ("tabletop/push", {"object": "green_cube", "direction": "left", "distance": 0.05}),
+        ("tabletop/push", {"object": "green_cube", "direction": "right", "distance": 0.03}),
+    ]
+    with pytest.raises(TaskNotUnderstood):  # back where it was, or backwards? not guessed
+        planner.plan("push the green cube left 5 cm and then back", world)
+
+
+def test_a_unit_and_a_count_said_after_the_object_go_to_the_parameters_they_name() -> None:
+    planner, world = _robot(ROOT / "tests" / "golden" / "robots" / "inspection")
+    assert _calls(planner.plan("read p7 in psi", world)) == [("inspect/read_gauge", {"gauge": "p7", "unit": "psi"})]
+    assert _calls(planner.plan("scan shelf_a, 4 levels", world)) == [
+        ("inspect/scan_shelf", {"shelf": "shelf_a", "levels": 4})
+    ]

@@ -48,7 +48,13 @@ from collections.abc import Collection, Iterable, Sequence
 from pydantic import JsonValue
 
 from bt_executive.llm.grammar_planner.attempt_history import AttemptHistory, RetryState, call_key
-from bt_executive.llm.grammar_planner.said_arguments import choice_apart, counts_apart, is_choice, surface_apart
+from bt_executive.llm.grammar_planner.said_arguments import (
+    choice_apart,
+    counts_apart,
+    is_choice,
+    surface_apart,
+    unit_apart,
+)
 from bt_executive.llm.grammar_planner.skill_choice import (
     Fit,
     Referent,
@@ -653,8 +659,36 @@ class _PlanBuilder:
             IntentAction.HOME: self.home,
         }[intent.action]
         if intent.quantities and handler != self.act:
-            raise TaskNotUnderstood(intent.clause, intent.clause)  # an amount no role of this form takes
+            before = len(self.steps)
+            handler(intent.model_copy(update={"quantities": ()}))
+            self.amounts_to_steps(intent, before)
+            return
         handler(intent)
+
+    def amounts_to_steps(self, intent: Intent, first: int) -> None:
+        """The amounts of a pick, put or stack clause, each to the first call it made whose skill takes it
+        ("place the cube on the plate with a release height of 3 cm": place_on's release_height), one whose
+        parameter it names first; an amount none of them takes is not understood, never dropped."""
+        for amount in intent.quantities:
+            one = intent.model_copy(update={"quantities": (amount,)})
+            made = range(first, len(self.steps))
+            named = [i for i in made if amount.named is None or self._names_a_param(self.steps[i].skill, amount)]
+            for index in [*named, *(i for i in made if i not in named)]:
+                call = self.steps[index]
+                manifest = self.registry.get(call.skill)
+                args = dict(call.args)
+                try:
+                    self.take_quantities(manifest, args, one)
+                except TaskNotUnderstood:
+                    continue
+                self.steps[index] = call.model_copy(update={"args": args})
+                break
+            else:
+                raise TaskNotUnderstood(intent.clause, intent.clause)  # an amount no call of this clause takes
+
+    def _names_a_param(self, skill: str, amount: Quantity) -> bool:
+        manifest = self.registry.get(skill)
+        return any(_names_param(amount.named or "", p) for p in manifest.parameter_names())
 
     def pick(self, intent: Intent) -> None:
         if intent.verb is not None and any(intent.verb in m.language.phrases for m in self.registry):
@@ -838,6 +872,12 @@ class _PlanBuilder:
             if counted:  # "scan 3 levels of the shelf": levels, the parameter the noun names
                 intent = intent.model_copy(update={"object": rest})
                 break
+        units: dict[str, str] = {}
+        for manifest in skills if intent.object is not None else ():
+            rest, units = unit_apart(intent.object or "", manifest)
+            if units:  # "read p7 in bar": the unit the reading is expected in
+                intent = intent.model_copy(update={"object": rest})
+                break
         place = self.place_to_go(intent, skills)
         if place is not None:  # "photograph the control room": go there, then the skill on nothing named
             self.act(Intent(action=IntentAction.ACT, clause=intent.clause, verb="go to", object=intent.object))
@@ -849,6 +889,10 @@ class _PlanBuilder:
             referent = self.unnamed_referent(chosen.manifest)
             chosen = Fit(chosen.manifest, referent_param(chosen.manifest, region=False), chosen.score)
         args = self.arguments(chosen, referent, intent)
+        for param, unit in units.items():
+            if param not in chosen.manifest.parameter_names():
+                raise TaskNotUnderstood(intent.clause, intent.clause)
+            args[param] = unit
         for param, number in counted.items():
             if param not in chosen.manifest.parameter_names():
                 raise TaskNotUnderstood(intent.clause, intent.clause)

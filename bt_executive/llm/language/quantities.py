@@ -175,6 +175,14 @@ def _parse_unit(words: str) -> pint.Unit | None:
         return None
 
 
+@lru_cache(maxsize=256)
+def names_unit(word: str) -> bool:
+    """Whether a word is a unit of measure of any dimension ("bar", "psi", "kPa", "celsius"), for a skill's
+    parameter that takes a unit's name rather than an amount."""
+    unit = _parse_unit(word) if re.fullmatch(r"[A-Za-z°]{2,12}", word) else None
+    return unit is not None and not unit.dimensionless
+
+
 @lru_cache(maxsize=1024)
 def _read_unit(words: str) -> tuple[str, str] | None:
     """(pint's canonical name, kind) of unit words, or None when they are no unit of a known kind."""

@@ -896,6 +896,8 @@ def _elided(clause: str, previous: Intent | None, leads: Collection[str] = ()) -
     """ "put the red cube in the bowl, then the green one": a bare object phrase repeats the previous
     clause's action on it (same destination, same direction); so does a short name after an act ("read t3
     then p7")."""
+    if previous is not None and previous.direction is not None and (again := _other_way(clause, previous)):
+        return again
     match = _ELIDED.match(clause)
     if match is None and previous is not None and previous.action is IntentAction.ACT:
         words = clause.split()
@@ -903,6 +905,18 @@ def _elided(clause: str, previous: Intent | None, leads: Collection[str] = ()) -
     if match is None or previous is None or previous.object is None or previous.action is IntentAction.HOME:
         return None
     return previous.model_copy(update={"object": object_phrase(match.group("x")), "clause": clause})
+
+
+def _other_way(clause: str, previous: Intent) -> Intent | None:
+    """'push the cube left 5 cm then right 5 cm': a clause of only a direction (and its amounts) repeats the
+    previous move on the same object that way, with the amounts it says (none: the skill's own)."""
+    amounts = find_quantities(clause)
+    bare = _without_amount_frames(clause, amounts).strip() if amounts else clause.strip()
+    said = " ".join(bare.split())
+    direction = _compiled().direction_of.get(said)
+    if direction is None or said == "back":  # "push it left, then back": back where it was, or backwards?
+        return None
+    return previous.model_copy(update={"direction": direction, "quantities": tuple(amounts), "clause": clause})
 
 
 _NEEDS_GRASP = (IntentAction.PUT, IntentAction.POUR, IntentAction.STACK)
