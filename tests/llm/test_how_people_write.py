@@ -76,6 +76,12 @@ def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> lis
                 "place_on(target=drawer)",
             ],
         ),
+        # an amount said without a number is the skill's own
+        ("tabletop", "push the red cube forward a little bit", ["push(object=red_cube, direction=forward)"]),
+        # a light verb and its noun ("give a push to") mean the verb
+        ("tabletop", "give a gentle push to the red cube to the left", ["push(object=red_cube, direction=left)"]),
+        # seeking an object first names what 'it' means
+        ("tabletop", "locate the blue cube, then push it left", ["push(object=blue_cube, direction=left)"]),
         # throwing away is discarding
         (
             "home",
@@ -200,3 +206,12 @@ def test_more_of_a_request_than_its_clause(
 def test_what_only_looks_like_more_is_not_taken(robots: dict[str, EvalRobot], robot: str, task: str) -> None:
     with pytest.raises(PlannerRefused):
         AutoPlanner(robots[robot].registry).plan(task, robots[robot].world)
+
+
+def test_the_object_held_when_the_task_came_is_the_one_held_after_a_step_set_it_down(
+    robots: dict[str, EvalRobot],
+) -> None:
+    robot = robots["tabletop"]
+    world = Scenario(holding="green_cube").apply(robot.world)
+    labels = _labels(robot, "open the drawer and put inside the cube that you hold", world)
+    assert labels[-3:] == ["open_drawer(drawer=drawer)", "pick(object=green_cube)", "place_on(target=drawer)"]

@@ -325,7 +325,9 @@ class _PlanBuilder:
             chosen = self._nearest(options)
             self.notes.append(f"{phrase!r} -> {chosen} (either of {', '.join(options)}: the nearest)")
             return chosen
-        held = self.held()
+        # The one held now, else the one held when the task came ("open the drawer and put inside the cube
+        # you hold": opening the drawer sets it down first).
+        held = self.held() or self.world.gripper.holding
         if held is not None and _HELD_PHRASE.search(phrase) and (among is None or held in among):
             self.notes.append(f"{phrase!r} -> {held} (the one held)")
             return held

@@ -147,6 +147,10 @@ class Lexicon(BaseModel):
     amount_hedges: list[str] = Field(
         default_factory=list, description="words that only soften an amount ('like thirty seconds'), dropped"
     )
+    vague_amounts: list[str] = Field(
+        default_factory=list,
+        description="amounts said without a number ('a little bit', 'slightly'): the skill's own default is meant",
+    )
     corrections: list[str] = Field(
         default_factory=list, description="self-correction markers ('no wait'): what follows replaces what it repeats"
     )
@@ -162,7 +166,9 @@ class Lexicon(BaseModel):
     out_of_scope: list[str] = Field(default_factory=list, description="requests no robot skill serves")
     unsafe: list[str] = Field(default_factory=list, description="requests the robot must never carry out")
 
-    @field_validator("fillers", "amount_hedges", "corrections", "enumerators", "call_signs", "procedure_words")
+    @field_validator(
+        "fillers", "amount_hedges", "vague_amounts", "corrections", "enumerators", "call_signs", "procedure_words"
+    )
     @classmethod
     def _plain(cls, value: list[str], info: ValidationInfo) -> list[str]:
         return _phrases(value, str(info.field_name))

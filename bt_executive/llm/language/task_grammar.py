@@ -163,10 +163,11 @@ class _Compiled:
         directions = lex.direction_phrases()
         self.direction_of = dict(directions)
         alternatives = "|".join(re.escape(p) for p, _ in directions)
+        vague = "|".join(_alternatives(lex.vague_amounts))
         self.push = re.compile(
-            rf"^(?P<x>.+?)\s+(?:(?:a\s+(?:bit|little)|slightly|a\s+few\s+centimetres|a\s+few\s+cm)\s+)?"
+            rf"^(?P<x>.+?)\s+(?:(?:{vague})\s+)?"
             rf"(?:(?:to|towards|toward)\s+(?:the\s+)?)?(?P<d>{alternatives})"
-            r"(?:\s+(?:a\s+(?:bit|little)|slightly|a\s+few\s+centimetres|a\s+few\s+cm))?$"
+            rf"(?:\s+(?:{vague}))?$"
         )
         self.lexicon = lex
         self.separator = self.separator_with(frozenset())
