@@ -82,6 +82,22 @@ def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> lis
         ("tabletop", "give a gentle push to the red cube to the left", ["push(object=red_cube, direction=left)"]),
         # seeking an object first names what 'it' means
         ("tabletop", "locate the blue cube, then push it left", ["push(object=blue_cube, direction=left)"]),
+        # a reason run on after the object, with no comma
+        (
+            "home",
+            "close the front door theres a draft",
+            ["approach_object(object=front_door)", "close_door(door=front_door)"],
+        ),
+        # an id said outright; a skill asked for by name
+        ("home", "return to charging dock id 'dock'", ["dock(dock=dock)"]),
+        ("home", "Execute undock.", ["undock()"]),
+        ("inspection", "perform a scan of shelf_a", ["scan_shelf(shelf=shelf_a)"]),
+        # politeness that stands as a clause of its own
+        (
+            "home",
+            "I wonder if you might close the fridge for me, if it isn't too much bother.",
+            ["approach_object(object=fridge)", "close_cabinet(cabinet=fridge)"],
+        ),
         # throwing away is discarding
         (
             "home",

@@ -146,6 +146,9 @@ def _atom(name: str, *args: str, negated: bool = False) -> Predicate:
 _FROM_REGION = re.compile(r"^(?P<what>.+?)\s+(?:from|in|out of|at)\s+(?P<where>(?:the\s+)?\S+(?:\s+\S+)?)$")
 """An object phrase that ends in a place ("the red mug from the kitchen")."""
 
+_ID_SAID = re.compile(r"^(?:.*?\s)?(?:id|with id|with the id|named|called|labelled|labeled)\s+(?P<id>[a-z0-9_]+)$")
+"""An object phrase that says the object's id outright ("the charging dock id dock", "the gauge named p7")."""
+
 _HELD_PHRASE = re.compile(
     r"\b(?:you are holding|you re holding|youre holding|you hold|you have|you are carrying|you carry|"
     r"in your (?:hand|gripper)|in the gripper|that is held|being held|held one|held|grasped|gripped|picked up)\b"
@@ -333,6 +336,11 @@ class _PlanBuilder:
             return held
         try:
             match = resolve_object(phrase, self.world, exclude=self.history.excluded, among=among)
+        except UnknownObject:
+            said = self.said_beside(phrase)
+            if said is None:
+                raise
+            return self.resolve(said, intent, among=among)
         except AmbiguousObject as err:
             # "put the cube down" while holding one cube: the held one is the one meant.
             held = self.held()
@@ -360,6 +368,26 @@ class _PlanBuilder:
         if match.rule != "exact":
             self.notes.append(f"{phrase!r} -> {object_id} ({match.rule})")
         return object_id
+
+    def said_beside(self, phrase: str) -> str | None:
+        """What an object phrase that names nothing here names once the words said beside the object are left
+        out: an id said outright ("the charging dock id dock": dock), or a reason run on after the object
+        ("the front door theres a draft": the front door), where what is left names one object."""
+        stated = _ID_SAID.match(phrase)
+        if stated is not None and self.world.object(stated.group("id")) is not None:
+            self.notes.append(f"{phrase!r} -> {stated.group('id')} (its id, said)")
+            return stated.group("id")
+        words = phrase.split()
+        for opener in sorted(load_lexicon().reason_openers, key=len, reverse=True):
+            size = len(opener.split())
+            for start in range(1, len(words) - size + 1):
+                if words[start : start + size] != opener.split():
+                    continue
+                before = " ".join(words[:start])
+                if len(match_objects(before, self.world, exclude=self.history.excluded).ids) == 1:
+                    self.notes.append(f"{phrase!r}: {' '.join(words[start:])!r} is a reason, left out")
+                    return before
+        return None
 
     def _nearest(self, ids: Iterable[str]) -> str:
         """Of ``ids``, the one nearest the robot's base in the table plane (ties: the first id)."""

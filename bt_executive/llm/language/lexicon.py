@@ -147,6 +147,10 @@ class Lexicon(BaseModel):
     amount_hedges: list[str] = Field(
         default_factory=list, description="words that only soften an amount ('like thirty seconds'), dropped"
     )
+    reason_openers: list[str] = Field(
+        default_factory=list,
+        description="words that start a reason run on after a request's object ('close the door theres a draft')",
+    )
     vague_amounts: list[str] = Field(
         default_factory=list,
         description="amounts said without a number ('a little bit', 'slightly'): the skill's own default is meant",
@@ -167,7 +171,14 @@ class Lexicon(BaseModel):
     unsafe: list[str] = Field(default_factory=list, description="requests the robot must never carry out")
 
     @field_validator(
-        "fillers", "amount_hedges", "vague_amounts", "corrections", "enumerators", "call_signs", "procedure_words"
+        "fillers",
+        "amount_hedges",
+        "vague_amounts",
+        "reason_openers",
+        "corrections",
+        "enumerators",
+        "call_signs",
+        "procedure_words",
     )
     @classmethod
     def _plain(cls, value: list[str], info: ValidationInfo) -> list[str]:

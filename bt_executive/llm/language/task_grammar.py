@@ -850,7 +850,9 @@ _SO = re.compile(r",\s+so\s+(?!that\b|as\b|far\b|much\b|many\b|long\b)(?=\S)")
 def _parts(clauses: list[str], skill_phrases: Collection[str]) -> list[str]:
     """The clauses cut at gaps and purposes, without the ones that ask for nothing ("thanks")."""
     parts = [piece for whole in clauses for part in ungap(whole) for piece in _purpose(part, skill_phrases)]
-    return [part for part in parts if part not in load_lexicon().empty_clauses] or parts
+    lexicon = load_lexicon()
+    empty = {*lexicon.empty_clauses, *lexicon.filler_suffixes}  # ", if it isn't too much bother"
+    return [part for part in parts if part not in empty] or parts
 
 
 _PURPOSE = re.compile(r"\s+(?:in order\s+)?to\s+(?=\S)")
