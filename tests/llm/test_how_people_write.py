@@ -98,6 +98,29 @@ def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> lis
             "I wonder if you might close the fridge for me, if it isn't too much bother.",
             ["approach_object(object=fridge)", "close_cabinet(cabinet=fridge)"],
         ),
+        # a count without 'the' asks for any that many (the nearest); 'the others' are those not named yet
+        (
+            "tabletop",
+            "put two cubes on the plate",
+            [
+                "pick(object=green_cube)",
+                "place_on(target=plate)",
+                "pick(object=red_cube)",
+                "place_on(target=plate)",
+            ],
+        ),
+        (
+            "tabletop",
+            "put the blue cube in the bowl, then the rest of the cubes on the plate",
+            [
+                "pick(object=blue_cube)",
+                "place_on(target=bowl)",
+                "pick(object=green_cube)",
+                "place_on(target=plate)",
+                "pick(object=red_cube)",
+                "place_on(target=plate)",
+            ],
+        ),
         # throwing away is discarding
         (
             "home",
@@ -222,6 +245,22 @@ def test_more_of_a_request_than_its_clause(
 def test_what_only_looks_like_more_is_not_taken(robots: dict[str, EvalRobot], robot: str, task: str) -> None:
     with pytest.raises(PlannerRefused):
         AutoPlanner(robots[robot].registry).plan(task, robots[robot].world)
+
+
+@pytest.mark.parametrize(
+    ("task", "kind"),
+    [
+        ("put the two cubes on the plate", RefusalKind.AMBIGUOUS),  # which two of the three?
+        ("now put the other cube in the bowl too", RefusalKind.AMBIGUOUS),  # other than what?
+        ("put the red cube in the bowl and the other cube on the plate", RefusalKind.AMBIGUOUS),  # two are left
+    ],
+)
+def test_a_count_or_an_other_that_does_not_say_which_is_refused(
+    robots: dict[str, EvalRobot], task: str, kind: RefusalKind
+) -> None:
+    with pytest.raises(PlannerRefused) as refused:
+        _labels(robots["tabletop"], task)
+    assert refused.value.kind is kind
 
 
 def test_the_object_held_when_the_task_came_is_the_one_held_after_a_step_set_it_down(

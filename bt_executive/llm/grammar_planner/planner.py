@@ -71,6 +71,7 @@ from bt_executive.llm.grammar_planner.skill_choice import (
 )
 from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words, robot_verbs
 from bt_executive.llm.grounding.object_matching import (
+    NUMBERS,
     AmbiguousObject,
     UnknownObject,
     expand_phrase,
@@ -107,6 +108,18 @@ _ACTS = frozenset(
 )
 """The intents whose skill is chosen from the manifests by verb and referent (``_PlanBuilder.act``)."""
 _OR = re.compile(r"\s+or\s+")
+_DEFINITE = re.compile(r"^(?:the|all|both|each|every|these|those)\b")
+"""Phrases that name particular objects: "the two cubes" with three here is ambiguous, "two cubes" is not."""
+
+_ANY_COUNT = re.compile(r"^(?:any|some|just)\s+(?=(?:two|three|four|five|six|[2-6])\s)")
+""""any two cubes": any of them, as "two cubes"."""
+
+_OTHERS = re.compile(
+    r"^(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:other|others|remaining|rest|rest of|rest of the)"
+    r"(?:\s+(?P<n>two|three|four|five|six|[2-6]))?(?:\s+(?P<what>(?!of\b).+))?$"
+)
+""""the other two", "the others", "the rest of the cubes", "the remaining blocks"."""
+
 _INDEFINITE = re.compile(r"^(?:a|an|any|some|either|one)\b")
 """Phrases that ask for any one of their matches ("a cube", "any block", "one of the cubes")."""
 
@@ -391,12 +404,49 @@ class _PlanBuilder:
 
     def _nearest(self, ids: Iterable[str]) -> str:
         """Of ``ids``, the one nearest the robot's base in the table plane (ties: the first id)."""
+        return min(ids, key=lambda i: (self._distance(i), i))
 
-        def reach(object_id: str) -> tuple[float, str]:
-            found = self.world.object(object_id)
-            return (math.hypot(found.position[0], found.position[1]) if found is not None else math.inf, object_id)
+    def _distance(self, object_id: str) -> float:
+        found = self.world.object(object_id)
+        return math.hypot(found.position[0], found.position[1]) if found is not None else math.inf
 
-        return min(ids, key=reach)
+    def others(self, intent: Intent) -> list[str] | None:
+        """The objects "the other two", "the others", "the rest (of the cubes)" or "the remaining cubes" name:
+        those of the kind said (else of the kind of the object before) that the task has not named yet;
+        None when the phrase is not of this form."""
+        found = _OTHERS.match(" ".join((intent.object or "").lower().split()))
+        if found is None:
+            return None
+        kind = (found.group("what") or "").strip()
+        singular = bool(kind) and not kind.endswith("s")  # "the other cube": one
+        number = found.group("n") or ("1" if singular else None)
+        kind = "" if kind in ("one", "ones") else kind
+        if not self.named and self.last_object is None and self.held() is None:
+            raise PlannerRefused(
+                f"{intent.object!r} in {intent.clause!r}: other than what? nothing was named before it",
+                RefusalKind.AMBIGUOUS,
+            )
+        if not kind:
+            before = self.world.object(self.last_object or self.antecedent or "")
+            if before is None:
+                raise UnplannableStep(f"{intent.object!r} in {intent.clause!r}: the others of what? say which")
+            kind = before.category
+        target = self.resolve(intent.target, intent) if intent.target else None
+        phrases, _ = expand_phrase(kind if kind.startswith(("all", "the")) else f"all the {kind}")
+        ids = [
+            i
+            for phrase in phrases
+            for i in resolve_all(phrase, self.world, exclude=self.history.excluded)
+            if i not in self.named and i != target
+        ]
+        if not ids or (number is not None and {**NUMBERS, "1": 1}.get(number, -1) != len(ids)):
+            raise PlannerRefused(
+                f"{intent.object!r}: {len(ids)} not named yet ({', '.join(ids) or 'none'})",
+                RefusalKind.AMBIGUOUS if ids else RefusalKind.NO_SUCH_OBJECT,
+                candidates=tuple(ids),
+            )
+        self.notes.append(f"{intent.object!r} -> {', '.join(ids)} (not named before)")
+        return ids
 
     # -- emitting calls ---------------------------------------------------------------------------
 
@@ -610,7 +660,10 @@ class _PlanBuilder:
                 return [intent]
             self.notes.append(f"{intent.object!r} -> {', '.join(regions)}")
             return [intent.model_copy(update={"object": r}) for r in regions]
-        phrases, quantified = expand_phrase(intent.object)
+        others = self.others(intent)
+        if others is not None:  # "the other two", "the rest of the cubes": one intent each
+            return [intent.model_copy(update={"object": i}) for i in others]
+        phrases, quantified = expand_phrase(_ANY_COUNT.sub("", intent.object))
         if not quantified and len(phrases) == 1 and intent.excluding is None:
             if intent.tower:
                 raise UnplannableStep(f"{intent.clause!r}: a tower needs two objects or more")
@@ -632,7 +685,14 @@ class _PlanBuilder:
                     RefusalKind.NO_SUCH_OBJECT,
                 )
             self.notes.append(f"left out {intent.excluding!r}: {', '.join(sorted(left_out))}")
-        count = stated_count(intent.object)
+        count = stated_count(_ANY_COUNT.sub("", intent.object))
+        if count is not None and count < len(ids) and not _DEFINITE.match(intent.object.strip().lower()):
+            # "put two cubes on the plate", "any two cubes": which ones is not said, the nearest will do
+            nearest = sorted(ids, key=lambda i: (self._distance(i), i))[:count]
+            self.notes.append(
+                f"{intent.object!r} -> {', '.join(nearest)} (any {count} of {', '.join(ids)}: the nearest)"
+            )
+            ids = [i for i in ids if i in nearest]
         if count is not None and count != len(ids):
             raise PlannerRefused(
                 f"{intent.object!r} names {count}, but {len(ids)} match: say which",

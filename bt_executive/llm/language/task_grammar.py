@@ -221,6 +221,9 @@ def normalise_task(task: str) -> str:
     text = re.sub(r"\s+", " ", text).strip(" ,")
     text = re.sub(r"\s*,(?:\s*,)*\s*", ", ", text)
     text = re.sub(r"\bx(\d+)\b", r"\1 times", text.replace(" + ", " and "))  # "patrol a + b x3"
+    # "the rest of the cubes" names objects, it does not "rest" them (a placing verb); "the rest position" stays
+    text = re.sub(r"\bthe rest of (?:the |these |those )?", "the remaining ", text)
+    text = re.sub(r"\bthe rest\b(?! (?:position|pose|configuration|posture))", "the others", text)
     spellings = load_lexicon().spellings  # "pls", "whats": whole words only (not "u" in "u_turn")
     text = re.sub(r"(?<![a-z0-9_])[a-z]+(?![a-z0-9_])", lambda w: spellings.get(w.group(0), w.group(0)), text)
     return tidy(text)
