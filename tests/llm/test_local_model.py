@@ -27,6 +27,7 @@ from bt_executive.llm.model.llm_planner import LLMPlanner
 from bt_executive.llm.model.plan_schema import plan_json_schema
 from bt_executive.llm.model.profiles import LLMProfile, load_llm_config
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused
+from bt_executive.llm.serving.local_model import LocalModelError, LocalModelServer, default_gguf, is_serving
 from bt_executive.sim.backend import SimBackend
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.parameters import validate_arguments
@@ -174,3 +175,38 @@ def test_llm_server_command_serves_until_sigterm(tmp_path: Path) -> None:
             process.kill()
             process.wait()
     assert (ready.startswith("llm-server ready: http://127.0.0.1:"), health.get("status"), code) == (True, "ok", 0)
+
+
+def test_the_server_runs_in_a_child_that_stop_ends_and_that_leaves_when_its_parent_does(tmp_path: Path) -> None:
+    # In-process, xllamacpp's server could hang its owner's release under load (issue 23): a child is always ended.
+    require_local_model()
+    server = LocalModelServer(port=0)
+    url = server.start()
+    child = server._process
+    assert child is not None
+    assert is_serving(url)
+    server.stop()
+    assert (child.poll() is not None, is_serving(url)) == (True, False)
+    # A parent that dies without stopping it: the child's stdin ends and it leaves on its own.
+    orphan = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "bt_executive.llm.serving.llama_process", "--gguf", str(default_gguf())),
+            *("--alias", "smollm2", "--context", "512", "--threads", "1"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert orphan.stdout is not None
+    assert orphan.stdout.readline().startswith("listening ")
+    assert orphan.stdin is not None
+    orphan.stdin.close()
+    assert orphan.wait(10) == 0
+
+
+def test_a_model_file_llama_cpp_cannot_load_is_a_clear_error(tmp_path: Path) -> None:
+    require_local_model()
+    bad = tmp_path / "not_a_model.gguf"
+    bad.write_bytes(b"GGUF but not really")
+    with pytest.raises(LocalModelError, match="could not serve"):
+        LocalModelServer(bad, port=0).start()

