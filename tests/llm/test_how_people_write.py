@@ -121,6 +121,15 @@ def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> lis
                 "place_on(target=plate)",
             ],
         ),
+        # a photo or a reading asked for by its noun alone; a tight or detail shot is taken from near by
+        ("inspection", "snap boiler_gauge", ["take_photo(target=boiler_gauge)"]),
+        ("inspection", "chk p7 reading", ["read_gauge(gauge=p7)"]),
+        (
+            "inspection",
+            "get me a tight shot of pump two",
+            ["approach_object(object=pump_2)", "take_photo(target=pump_2)"],
+        ),
+        ("inspection", "what temperature is the thermometer showing right now", ["read_gauge(gauge=t3)"]),
         # throwing away is discarding
         (
             "home",

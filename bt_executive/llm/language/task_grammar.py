@@ -942,7 +942,7 @@ def merge_pick(first: Intent, second: Intent) -> Intent | None:
 
 
 _CLOSENESS = re.compile(
-    r"\b(?:close-up|close up|closeup|close-range|close range)"
+    r"\b(?:close-up|close up|closeup|close-range|close range|tight|detail|detailed|close)"
     r"(?=\s+(?:photo|photos|picture|pictures|pic|shot|image|snapshot|view|look|inspection|reading|of)\b)"
     r"|\s+(?:from\s+)?(?:up close|very close|really close|close by|very near|up near)$|\s+from\s+(?:close|near)$"
 )
