@@ -279,3 +279,23 @@ def test_the_object_held_when_the_task_came_is_the_one_held_after_a_step_set_it_
     world = Scenario(holding="green_cube").apply(robot.world)
     labels = _labels(robot, "open the drawer and put inside the cube that you hold", world)
     assert labels[-3:] == ["open_drawer(drawer=drawer)", "pick(object=green_cube)", "place_on(target=drawer)"]
+
+
+def test_a_request_after_a_statement_is_never_dropped_with_it(robots: dict[str, EvalRobot]) -> None:
+    # Batch 4's wrong plan: "drawer is open already, you put ..." was read as one description, and only the
+    # closing was planned. A request said to "you" is a request; "it" is what the statement was about.
+    robot = robots["tabletop"]
+    world = Scenario(drawer_open=True).apply(robot.world)
+    task = "Drawer is open already. You put the green cube inside of it and after that you close the drawer, please."
+    assert _labels(robot, task, world) == [
+        "pick(object=green_cube)",
+        "place_on(target=drawer)",
+        "close_drawer(drawer=drawer)",
+    ]
+
+
+def test_the_held_object_named_to_a_fetching_skill_is_handed_over_not_fetched(robots: dict[str, EvalRobot]) -> None:
+    robot = robots["home"]
+    labels = _labels(robot, "grab the red mug, then hand the red mug to me")
+    assert labels[-1] == "hand_over()"
+    assert _labels(robot, "give me the blue mug") == ["fetch(object=blue_mug)"]

@@ -73,6 +73,7 @@ from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_w
 from bt_executive.llm.grounding.object_matching import (
     NUMBERS,
     AmbiguousObject,
+    ObjectMatchError,
     UnknownObject,
     expand_phrase,
     ignored_words,
@@ -955,6 +956,7 @@ class _PlanBuilder:
         skills = candidates(self.registry, intent.verb, actions)
         if not skills:
             raise MissingSkill(f"{intent.clause!r}: no skill of this robot can {doing}")
+        skills = self.giving_the_held(intent, skills)
         intent = self.said_apart(self.place_apart(intent, skills), skills)
         counted: dict[str, int] = {}
         for manifest in skills if intent.object is not None else ():
@@ -1141,6 +1143,20 @@ class _PlanBuilder:
             return True
         objects = [o for i in ids if (o := self.world.object(i)) is not None]
         return len(objects) == 1 and any(names_category(m, objects[0].category) for m in skills)
+
+    def giving_the_held(self, intent: Intent, skills: list[SkillManifest]) -> list[SkillManifest]:
+        """The skills that hand over what is held, when the clause names the held object to a skill that would
+        go and get it ("hand the red mug to me" while holding it: hand it over, do not fetch it); else ``skills``."""
+        held = self.held()
+        if held is None or intent.object is None or self.hands_over_held(skills):
+            return skills
+        shared = {action for m in skills for action in m.actions}
+        givers = [m for m in self.registry if set(m.actions) & shared and self.hands_over_held([m])]
+        try:
+            named = match_objects(intent.object, self.world).ids
+        except ObjectMatchError:
+            return skills
+        return givers if givers and held in named else skills
 
     @staticmethod
     def hands_over_held(skills: list[SkillManifest]) -> bool:

@@ -198,7 +198,7 @@ class _Compiled:
         leads = "|".join(sorted({re.escape(w) for w in fillers} | set(verbs.split("|"))))
         return re.compile(
             rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?(?=(?:{leads})\b)|\s+and\s+then\s+|\s+then\s+"
-            rf"|\s+after\s+that\s+|\s+afterwards\s+|\s+and\s+(?=(?:{verbs})\b))\s*"
+            rf"|\s+(?:and\s+)?after\s+that\s+|\s+(?:and\s+)?afterwards\s+|\s+and\s+(?=(?:{verbs})\b))\s*"
         )
 
 
@@ -239,6 +239,9 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     task = re.sub(r"\b(?:go|come)\s+and\s+(?=(\w+))", lambda m: "" if m.group(1) in verbs else m.group(0), task)
     # "taking the mug off the table and dropping it in the bin": each -ing verb after the first is a verb too
     task = re.sub(r"\b(and |then |, )(\w+ing)\b", lambda m: m.group(1) + infinitive_first(m.group(2), verbs), task)
+    # "you put the cube inside and after that you close the drawer": a request said to "you" is a request
+    alternatives = "|".join(sorted(re.escape(w) for w in verbs))
+    task = re.sub(rf"(^|,\s|\band\s|\bthen\s|\bafter that\s)you\s+(?=(?:{alternatives})\b)", r"\1", task)
     # "close that drawer, it s sticking out": what follows describes, it is a clause of its own
     task = re.sub(r",\s+(?=(?:it|they|this|that)\s+(?:s|is|are|re|was|looks|seems)\b)", " then ", task)
     parts = separator.split(task) if task else []
@@ -829,6 +832,9 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
         if topic is not None:
             if intent.object is None and not intent.bare and intent.action is not IntentAction.HOME:
                 intent = intent.model_copy(update={"object": topic.phrase})
+            elif intent.action is IntentAction.PUT and intent.target is None and intent.relation is not None:
+                # "the drawer is open, put the green cube inside of it": 'it' is what the statement was about
+                intent = intent.model_copy(update={"target": topic.phrase})
             elif topic.needed:  # "i want the red cube, go home": the wish would be lost
                 raise TaskNotUnderstood(task, parts[number - 1])
             topic = None
@@ -978,7 +984,7 @@ def _subject(clause: str, leads: Collection[str], *, last: bool) -> _Topic | Non
         return None
     verbs = "|".join(_alternatives(lexicon.statement_verbs))
     said = re.match(rf"^(?P<x>.+?)\s+(?:{verbs})(?:\s+(?P<rest>.*))?$", clause)
-    if said is not None and len(said.group("x").split()) <= 4:
+    if said is not None and len(said.group("x").split()) <= 4 and "," not in (said.group("rest") or ""):
         rest = (said.group("rest") or "").split()
         return None if rest and rest[0] in _NOT_A_DESCRIPTION else _Topic(said.group("x"), needed=False)
     if not last and len(words) <= 6 and not any(w in leads for w in words):
