@@ -130,6 +130,43 @@ def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> lis
             ["approach_object(object=pump_2)", "take_photo(target=pump_2)"],
         ),
         ("inspection", "what temperature is the thermometer showing right now", ["read_gauge(gauge=t3)"]),
+        # whom the words are for, and a radio caller saying who speaks
+        (
+            "tabletop",
+            "Arm, this is Ops. Push the red cube three centimetres forward, then two centimetres to the right. Over.",
+            [
+                "push(object=red_cube, direction=forward, distance=0.03)",
+                "push(object=red_cube, direction=right, distance=0.02)",
+            ],
+        ),
+        # a repetition of the clause before: to the skill's count where it has one, else the calls again
+        (
+            "tabletop",
+            "Nudge the blue cube back towards you by 15 mm. Do that twice.",
+            ["push(object=blue_cube, direction=back, distance=0.015)"] * 2,
+        ),
+        (
+            "inspection",
+            "patrol the control room then corridor b and do that twice",
+            ["patrol(waypoints=['control_room', 'corridor_b'], loops=2)"],
+        ),
+        # arrows between commands; a state asked for ("get it open"); "make it go inside"
+        (
+            "tabletop",
+            "open drawer -> wait 5 s -> close drawer",
+            ["open_drawer(drawer=drawer)", "wait(seconds=5.0)", "close_drawer(drawer=drawer)"],
+        ),
+        ("tabletop", "Get the drawer open, please.", ["open_drawer(drawer=drawer)"]),
+        (
+            "tabletop",
+            "Please to make the blue cube go inside of the white bowl.",
+            ["pick(object=blue_cube)", "place_on(target=bowl)"],
+        ),
+        (
+            "tabletop",
+            "Okay sweetie, the red block and the green block BOTH go in the white bowl, can you do that?",
+            ["pick(object=red_cube)", "place_on(target=bowl)", "pick(object=green_cube)", "place_on(target=bowl)"],
+        ),
         # throwing away is discarding
         (
             "home",

@@ -265,9 +265,10 @@ def _names_param(named: str, param: str) -> bool:
 
 
 def _repeats(intent: Intent) -> int | None:
-    """How many times a clause's one count says to do it (2..MAX_REPEATS), if it names exactly one count."""
+    """How many times a clause's one count says to do it (2..MAX_REPEATS), if it names exactly one count
+    (other amounts stay with each repetition: "push it 15 mm back, twice")."""
     counts = [q for q in intent.quantities if q.unit == COUNT]
-    if len(counts) != 1 or len(intent.quantities) != 1:
+    if len(counts) != 1:
         return None
     value = counts[0].value
     return int(value) if value == int(value) and 2 <= value <= MAX_REPEATS else None

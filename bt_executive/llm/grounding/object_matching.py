@@ -641,6 +641,7 @@ def expand_phrase(phrase: str) -> tuple[tuple[str, ...], bool]:
     """
     lex = load_lexicon()
     text = " ".join(phrase.lower().split())
+    text = re.sub(r"(?<=\S)\s+(?:both|all|each|all of them|both of them|too|as well)$", "", text)  # "X and Y both"
     if re.match(r"^(?:one|any|either)\s+of\s+", text):  # "one of the cubes": a single object, any one
         return ((phrase,), False)
     quantified = False

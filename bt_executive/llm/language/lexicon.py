@@ -39,7 +39,15 @@ def _phrases(values: list[str], field: str) -> list[str]:
     return cleaned
 
 
-_DROPPED_WORDS = {"fillers", "amount_hedges", "corrections", "enumerators", "call_signs", "procedure_words"}
+_DROPPED_WORDS = {
+    "fillers",
+    "amount_hedges",
+    "corrections",
+    "enumerators",
+    "call_signs",
+    "procedure_words",
+    "addresses",
+}
 """Lists of words that spoken.py drops before anything reads the task: no typo is corrected into them."""
 
 
@@ -147,6 +155,10 @@ class Lexicon(BaseModel):
     amount_hedges: list[str] = Field(
         default_factory=list, description="words that only soften an amount ('like thirty seconds'), dropped"
     )
+    addresses: list[str] = Field(
+        default_factory=list,
+        description="words that only address the robot or the listener ('arm', 'sweetie'): a clause of one is dropped",
+    )
     reason_openers: list[str] = Field(
         default_factory=list,
         description="words that start a reason run on after a request's object ('close the door theres a draft')",
@@ -175,6 +187,7 @@ class Lexicon(BaseModel):
         "amount_hedges",
         "vague_amounts",
         "reason_openers",
+        "addresses",
         "corrections",
         "enumerators",
         "call_signs",

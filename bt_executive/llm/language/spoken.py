@@ -62,6 +62,12 @@ class _Patterns:
         # "unit two, ...", "base to unit four, ...": who is called, not what is asked
         self.call_sign = re.compile(rf"^(?:(?:\w+ ){{0,2}}to )?(?:{signs}) \w+$")
         self.procedure = frozenset(lexicon.procedure_words)
+        # "okay sweetie, ...", "arm, ...": whom the words are for, after any opening filler ("okay", "hey")
+        lead = _alternation(lexicon.filler_prefixes) if lexicon.filler_prefixes else r"(?!x)x"
+        said_to = _alternation(lexicon.addresses) if lexicon.addresses else r"(?!x)x"
+        self.address = re.compile(rf"^(?:(?:{lead}) )*(?:{said_to})$")
+        # "arm, this is ops, ...": the caller says who speaks, not what to do
+        self.identification = re.compile(r"^this is (?!(?:the|a|an|my|your|it|what|where|how)\b)\w+(?: \w+)?$")
 
 
 @cache
@@ -84,7 +90,10 @@ def tidy(text: str) -> str:
     parts = [
         p
         for p in text.split(", ")
-        if not patterns.call_sign.fullmatch(p.strip()) and p.strip() not in patterns.procedure
+        if not patterns.call_sign.fullmatch(p.strip())
+        and not patterns.identification.fullmatch(p.strip())
+        and not patterns.address.fullmatch(p.strip())
+        and p.strip() not in patterns.procedure
     ]
     text = ", ".join(p for p in parts if p.strip())
     text = _corrected(text)

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bt_executive.llm.grounding.object_matching import expand_phrase
 from bt_executive.llm.language.clause_order import reorder_clauses
 from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
-from bt_executive.llm.language.quantities import Quantity, find_quantities
+from bt_executive.llm.language.quantities import COUNT, Quantity, find_quantities
 from bt_executive.llm.language.spoken import strip_enumerators, tidy
 from bt_executive.llm.plan import PlannerError
 
@@ -166,7 +166,7 @@ class _Compiled:
         vague = "|".join(_alternatives(lex.vague_amounts))
         self.push = re.compile(
             rf"^(?P<x>.+?)\s+(?:(?:{vague})\s+)?"
-            rf"(?:(?:to|towards|toward)\s+(?:the\s+)?)?(?P<d>{alternatives})"
+            rf"(?:(?:to|towards|toward)\s+(?:the\s+)?)?(?P<d>{alternatives})(?:\s+(?P<d2>{alternatives}))?"
             rf"(?:\s+(?:{vague}))?$"
         )
         self.lexicon = lex
@@ -241,6 +241,15 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     task = re.sub(r"\b(and |then |, )(\w+ing)\b", lambda m: m.group(1) + infinitive_first(m.group(2), verbs), task)
     # "you put the cube inside and after that you close the drawer": a request said to "you" is a request
     alternatives = "|".join(sorted(re.escape(w) for w in verbs))
+    # "tap it, do that twice", "..., then do it again": a repetition is a clause of its own ("again" survives)
+    task = re.sub(r",\s*(?:and\s+)?(?:then\s+)?(?=(?:do|repeat) (?:that|it|this|the same)\b)", ", then ", task)
+    task = re.sub(
+        r"\b((?:do|repeat) (?:that|it|this|the same(?: thing)?)) (?:again|one more time|once again)\b",
+        r"\1 once more",
+        task,
+    )
+    # "open drawer -> wait 5 s -> close drawer": an arrow before a verb is "then"
+    task = re.sub(rf"\s*(?:->|=>|-->|→)\s*(?=(?:{alternatives})\b)", ", then ", task)
     task = re.sub(rf"(^|,\s|\band\s|\bthen\s|\bafter that\s)you\s+(?=(?:{alternatives})\b)", r"\1", task)
     # "close that drawer, it s sticking out": what follows describes, it is a clause of its own
     task = re.sub(r",\s+(?=(?:it|they|this|that)\s+(?:s|is|are|re|was|looks|seems)\b)", " then ", task)
@@ -611,6 +620,8 @@ def _form(clause: str, skill_phrases: Collection[str] = ()) -> Intent | None:
     for action in grammar.verbs[verb.group("v")]:
         if action is IntentAction.PUSH:
             match = grammar.push.match(rest)
+            if match is not None and match.group("d2") and not _same_way(match.group("d"), match.group("d2")):
+                match = None  # "left forward": two ways at once is not one push
             kept, excluding = _except(rest)
             pushed = grammar.push.match(kept) if match is None and kept and excluding is not None else None
             if pushed is not None:
@@ -810,7 +821,11 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     for number, clause in enumerate(parts):
         near = _CLOSENESS.sub("", clause).strip()  # "take a close-up photo of the pump": approach it first
         close, clause = (near != clause), " ".join(near.split())
-        intent = parse_clause(clause, skill_phrases) or _elided(clause, intents[-1] if intents else None, leads)
+        intent = parse_clause(clause, skill_phrases)
+        if intent is None and intents and (more := _more_of_act(clause, intents[-1], skill_phrases)) is not None:
+            intents[-1] = more  # "patrol the control room then corridor b": one list, as "A and B"
+            continue
+        intent = intent or _elided(clause, intents[-1] if intents else None, leads)
         if intent is None and number + 1 < len(parts):  # "grasp and lift the red block": the object is shared
             after = parse_clause(parts[number + 1], skill_phrases)
             if after is not None and after.object is not None:
@@ -822,6 +837,15 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             continue
         if intent is None and number < why and (consequence is not None):
             described = True  # background to the request after ", so"
+            continue
+        if intent is None and intents and (total := _repeat_total(clause)) and not (topic and topic.needed):
+            # "nudge it 15 mm back, do that twice": the clause before, that many times in all (to a count
+            # parameter where its skill has one: "patrol A then B, do that twice" is two loops)
+            before = intents[-1]
+            if any(q.unit == COUNT for q in before.quantities):
+                raise TaskNotUnderstood(task, clause)  # "tap it twice, do that three times": not guessed at
+            count = Quantity(value=total, unit=COUNT, kind=COUNT, span=(0, 0), text=f"{total} times")
+            intents[-1] = before.model_copy(update={"quantities": (*before.quantities, count)})
             continue
         if intent is None and intents and (amounts := _amounts_only(clause)):
             # "undock, 1 m clearance", "approach the pump, hold at 0.8 m": more of the clause before
@@ -851,6 +875,31 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     if described and not intents:
         raise TaskNotUnderstood(task, task)  # it only describes: nothing is asked
     return tuple(intents)
+
+
+_DO_AGAIN = re.compile(r"^(?:do|repeat)\s+(?:that|it|this|the same(?:\s+thing)?)(?:\s+(?P<rest>.+))?$")
+
+
+def _same_way(first: str, second: str) -> bool:
+    """Whether two direction phrases say the same way ("back towards you")."""
+    direction_of = _compiled().direction_of
+    return direction_of[first] == direction_of[second]
+
+
+def _repeat_total(clause: str) -> int:
+    """How many times in all a clause asks for the one before to be done ("do that twice": 2, "repeat it 3
+    more times": 4, "do that again": 2); 0 when it does not ask that."""
+    found = _DO_AGAIN.match(clause)
+    if found is None or found.group("rest") is None:
+        return 0
+    rest = found.group("rest")
+    if rest in ("again", "once more", "one more time", "once again"):
+        return 2
+    counts = [q for q in find_quantities(re.sub(r"\s*\bmore\b", "", rest)) if q.unit == COUNT]
+    if len(counts) != 1 or counts[0].value != int(counts[0].value) or counts[0].value < 1:
+        return 0
+    said = int(counts[0].value)
+    return said + 1 if re.search(r"\bmore\b", rest) else said
 
 
 _SO = re.compile(r",\s+so\s+(?!that\b|as\b|far\b|much\b|many\b|long\b)(?=\S)")
@@ -901,6 +950,7 @@ def _whole_of(phrase: str | None) -> str | None:
 
 _ELIDED = re.compile(rf"^(?P<x>(?:the|a|an)\s+.+?)(?:\s+{_ALSO})?$")
 _ELIDED_NAME = re.compile(r"^(?P<x>[a-z]*\d[a-z0-9_]*|[a-z]+_[a-z0-9_]+)$")
+_ELIDED_PLAIN = re.compile(r"^(?P<x>[a-z]+(?: [a-z0-9]+)?)$")
 """A name with a digit or an underscore ("p7", "pump_2"): never a verb."""
 
 
@@ -912,11 +962,28 @@ def _elided(clause: str, previous: Intent | None, leads: Collection[str] = ()) -
         return again
     match = _ELIDED.match(clause)
     if match is None and previous is not None and previous.action is IntentAction.ACT:
-        words = clause.split()
-        match = _ELIDED_NAME.match(clause) if len(words) <= 2 and not set(words) & set(leads) else None
+        match = _short_name(clause, leads)  # "go to the kitchen then hallway": the act again, on it
     if match is None or previous is None or previous.object is None or previous.action is IntentAction.HOME:
         return None
     return previous.model_copy(update={"object": object_phrase(match.group("x")), "clause": clause})
+
+
+def _more_of_act(clause: str, previous: Intent, skill_phrases: Collection[str]) -> Intent | None:
+    """ "patrol the control room then corridor b", "read t3 then p7": a short name after an act asked by a
+    skill's own verb is one more thing that act is on, "A and B" (the planner calls the skill once per thing,
+    or once with the list where it takes one); None otherwise ("go to A then B" is two trips)."""
+    if previous.action is not IntentAction.ACT or previous.object is None or previous.verb not in skill_phrases:
+        return None
+    match = _short_name(clause, _leads(skill_phrases))
+    return None if match is None else previous.model_copy(update={"object": f"{previous.object} and {match['x']}"})
+
+
+def _short_name(clause: str, leads: Collection[str]) -> re.Match[str] | None:
+    """A clause that is only a short name ("p7", "corridor b"), never a verb."""
+    words = clause.split()
+    if len(words) > 2 or set(words) & (set(leads) | _compiled().lexicon.verb_words()):
+        return None
+    return _ELIDED_NAME.match(clause) or _ELIDED_PLAIN.match(clause)
 
 
 def _other_way(clause: str, previous: Intent) -> Intent | None:
