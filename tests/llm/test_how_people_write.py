@@ -167,6 +167,30 @@ def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> lis
             "Okay sweetie, the red block and the green block BOTH go in the white bowl, can you do that?",
             ["pick(object=red_cube)", "place_on(target=bowl)", "pick(object=green_cube)", "place_on(target=bowl)"],
         ),
+        # waits said as a state kept, "a minute", and "w/"
+        (
+            "home",
+            "Turn the light on, leave it 10 seconds, then turn it off again.",
+            [
+                "approach_object(object=s1)",
+                "flip_switch(switch=s1, state=on)",
+                "wait(seconds=10.0)",
+                "flip_switch(switch=s1, state=off)",
+            ],
+        ),
+        (
+            "home",
+            "Go stand 60 cm from the dishwasher and stay put for a minute.",
+            ["approach_object(object=dishwasher, standoff=0.6)", "wait(seconds=60.0)"],
+        ),
+        (
+            "home",
+            "undock w/ 80 cm clearance, then nav to kitchen",
+            ["undock(clearance=0.8)", "navigate_to(location=kitchen)"],
+        ),
+        # what is presented ("there's a draught") asks for nothing
+        ("home", "There's a draught, shut the brown door.", ["approach_object(object=d2)", "close_door(door=d2)"]),
+        ("home", "Would you mind swinging by the hallway?", ["navigate_to(location=hallway)"]),
         # throwing away is discarding
         (
             "home",
@@ -336,3 +360,19 @@ def test_the_held_object_named_to_a_fetching_skill_is_handed_over_not_fetched(ro
     labels = _labels(robot, "grab the red mug, then hand the red mug to me")
     assert labels[-1] == "hand_over()"
     assert _labels(robot, "give me the blue mug") == ["fetch(object=blue_mug)"]
+
+
+def test_a_container_a_skill_opens_is_opened_before_anything_is_taken_out_of_it(
+    robots: dict[str, EvalRobot],
+) -> None:
+    # take_out "reaches into an open drawer, cabinet, fridge or box"; the world does not say the fridge is open
+    robot = robots["home"]
+    world = Scenario(inside={"m7": "fridge"}).apply(robot.world)
+    assert _labels(robot, "take the red mug out of the fridge, then close the fridge", world) == [
+        "approach_object(object=fridge)",
+        "open_cabinet(cabinet=fridge)",
+        "take_out(object=m7, container=fridge)",
+        "close_cabinet(cabinet=fridge)",
+    ]
+    opened_first = _labels(robot, "open the fridge, then take the red mug out of the fridge", world)
+    assert opened_first.count("open_cabinet(cabinet=fridge)") == 1

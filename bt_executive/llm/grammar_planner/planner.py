@@ -811,18 +811,36 @@ class _PlanBuilder:
                 self.meet_preconditions(grasp, [opened])
 
     def take_out(self, obj: str, container: str, intent: Intent) -> bool:
-        """Grasp ``obj`` out of ``container`` with a skill that takes both (False when the robot has none)."""
+        """Grasp ``obj`` out of ``container`` with a skill that takes both (False when the robot has none);
+        a container one of the robot's skills opens (a fridge, a cupboard) is opened first, unless this plan
+        opened it already: the world state does not say whether it is open, and nothing is taken out of a
+        closed one."""
         for manifest in self.registry:
             roles = manifest.roles()
             source = next((p for p, r in roles.items() if r is Role.PLACE), None)
             taken = next((p for p, r in roles.items() if r is Role.OBJECT), None)
             if source is None or taken is None or f"holding({taken})" not in manifest.effects:
                 continue
+            self.open_first(container, intent)
             self.goal.append(_atom("holding", obj))
             self.last_object = obj
             self.emit(manifest.id, {taken: obj, source: container}, intent.clause)
             return True
         return False
+
+    def open_first(self, container: str, intent: Intent) -> None:
+        """Open ``container`` with the skill that opens things of its kind, when there is one and no step of
+        this plan has opened it yet."""
+        openers = candidates(self.registry, None, {ActionVerb.OPEN})
+        if not any(fit(m, Referent(container), self.world) for m in openers):
+            return
+        opened = self.holds("drawer_open", container) or any(  # the world says so, or a step opened it
+            container in call.args.values() and ActionVerb.OPEN in self.registry.get(call.skill).actions
+            for call in self.steps
+        )
+        if not opened:
+            self.notes.append(f"{intent.clause!r}: open {container} first (nothing is taken out of a closed one)")
+            self.act(Intent(action=IntentAction.OPEN, clause=intent.clause, verb="open", object=container))
 
     def put(self, intent: Intent) -> None:
         obj = self.resolve(intent.object, intent)

@@ -155,6 +155,10 @@ class Lexicon(BaseModel):
     amount_hedges: list[str] = Field(
         default_factory=list, description="words that only soften an amount ('like thirty seconds'), dropped"
     )
+    presentatives: list[str] = Field(
+        default_factory=list,
+        description="words that present something ('there s a draught'): a clause that says only that asks nothing",
+    )
     addresses: list[str] = Field(
         default_factory=list,
         description="words that only address the robot or the listener ('arm', 'sweetie'): a clause of one is dropped",

@@ -328,6 +328,8 @@ class _Reader:
                 end = self._past_of_a(first + 1)
             elif self.at(start) in words.count_adverbs and self._counts(start):
                 return self._made(start, start + 1, words.count_adverbs[self.at(start)], COUNT, COUNT)
+            elif self.at(start) in words.articles and self._unit(one := self._past_whole(start + 1)) is not None:
+                value, end = 1.0, one  # "a minute", "a full minute", "an hour": one of the unit
             else:
                 return None
         unit = self._unit(end)
@@ -351,6 +353,12 @@ class _Reader:
             return True
         previous = self.tokens[i - 1].word if i > 0 else ""
         return previous[-1:].isalnum() and previous.lower() not in self.words.clause_words
+
+    def _past_whole(self, i: int) -> int:
+        """Skip the words that only stress "one" in "a full minute", "a whole metre"."""
+        while self.at(i) in ("full", "whole", "single", "good"):
+            i += 1
+        return i
 
     def _past_of_a(self, i: int) -> int:
         """Skip the "of a" in "a quarter of a turn" and the "a" in "half a metre"."""

@@ -215,6 +215,7 @@ def normalise_task(task: str) -> str:
     """Lower case, one space between words, clause punctuation reduced to commas, no final stop; spoken
     fillers, self-corrections and list numbers tidied away (``spoken``)."""
     text = strip_enumerators(task).lower().replace("\u2019", "'")
+    text = re.sub(r"(?<![a-z])w/\s*", "with ", text)  # "undock w/ 80 cm clearance"
     text = re.sub(r"[;:!?]", ",", text)
     text = re.sub(r"\.(?=\s|$)", ",", text)  # a full stop ends a clause; "0.5" keeps its dot
     text = re.sub(r"[\"'()\[\]]", " ", text)
@@ -252,7 +253,9 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     task = re.sub(rf"\s*(?:->|=>|-->|→)\s*(?=(?:{alternatives})\b)", ", then ", task)
     task = re.sub(rf"(^|,\s|\band\s|\bthen\s|\bafter that\s)you\s+(?=(?:{alternatives})\b)", r"\1", task)
     # "close that drawer, it s sticking out": what follows describes, it is a clause of its own
-    task = re.sub(r",\s+(?=(?:it|they|this|that)\s+(?:s|is|are|re|was|looks|seems)\b)", " then ", task)
+    task = re.sub(r",\s+(?=(?:it|they|this|that|there)\s+(?:s|is|are|re|was|looks|seems)\b)", " then ", task)
+    # "patrol hallway then kitchen, 5 loops": an amount after a comma is more of the clause before
+    task = re.sub(r",\s+(?=\d+(?:\.\d+)?\s*[a-z]+\s*(?:,|$))", " then ", task)
     parts = separator.split(task) if task else []
     clauses = []
     for part in parts:
@@ -1043,6 +1046,9 @@ def _subject(clause: str, leads: Collection[str], *, last: bool) -> _Topic | Non
     words = clause.split()
     if _CONDITION & set(words):
         return None
+    for presenting in sorted(lexicon.presentatives, key=len, reverse=True):
+        if clause.startswith(presenting + " "):  # "there s a draught, ...", "..., there s a cat out there"
+            return _Topic(object_phrase(clause[len(presenting) :]) or clause, needed=False)
     for wish in sorted(lexicon.wishes, key=len, reverse=True):
         if clause.startswith(wish + " "):
             wanted = object_phrase(clause[len(wish) :])
