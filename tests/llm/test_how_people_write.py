@@ -191,6 +191,24 @@ def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> lis
         # what is presented ("there's a draught") asks for nothing
         ("home", "There's a draught, shut the brown door.", ["approach_object(object=d2)", "close_door(door=d2)"]),
         ("home", "Would you mind swinging by the hallway?", ["navigate_to(location=hallway)"]),
+        # a unit for each reading, said apart; a look from a stated distance; rounds and shadowing
+        ("inspection", "read p7 and t3, in bar", ["read_gauge(gauge=p7, unit=bar)", "read_gauge(gauge=t3, unit=bar)"]),
+        (
+            "inspection",
+            "drive up to p7, read it in psi",
+            ["approach_object(object=p7)", "read_gauge(gauge=p7, unit=psi)"],
+        ),
+        (
+            "inspection",
+            "Photograph the thermometer from half a metre away.",
+            ["approach_object(object=t3, standoff=0.5)", "take_photo(target=t3)"],
+        ),
+        (
+            "inspection",
+            "Do the rounds of corridor B and the pump house.",
+            ["patrol(waypoints=['corridor_b', 'pump_house'])"],
+        ),
+        ("inspection", "Shadow me.", ["follow_person()"]),
         # throwing away is discarding
         (
             "home",
@@ -315,6 +333,21 @@ def test_more_of_a_request_than_its_clause(
 def test_what_only_looks_like_more_is_not_taken(robots: dict[str, EvalRobot], robot: str, task: str) -> None:
     with pytest.raises(PlannerRefused):
         AutoPlanner(robots[robot].registry).plan(task, robots[robot].world)
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "kind"),
+    [
+        ("home", "pick the kitchen table up and carry it into the hallway", RefusalKind.NOT_AFFORDED),
+        ("inspection", "pick up the fire extinguisher and bring it to the control room", RefusalKind.MISSING_SKILL),
+    ],
+)
+def test_what_cannot_be_taken_is_the_refusal_before_where_it_would_go(
+    robots: dict[str, EvalRobot], robot: str, task: str, kind: RefusalKind
+) -> None:
+    with pytest.raises(PlannerRefused) as refused:
+        _labels(robots[robot], task)
+    assert refused.value.kind is kind
 
 
 @pytest.mark.parametrize(

@@ -87,7 +87,14 @@ from bt_executive.llm.grounding.object_matching import (
 from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch
 from bt_executive.llm.language.quantities import fit as fit_quantity
-from bt_executive.llm.language.task_grammar import Intent, IntentAction, TaskNotUnderstood, other_splits, parse_task
+from bt_executive.llm.language.task_grammar import (
+    Intent,
+    IntentAction,
+    TaskNotUnderstood,
+    object_phrase,
+    other_splits,
+    parse_task,
+)
 from bt_executive.llm.language.typos import correct
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind, refuse_unreadable
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
@@ -655,6 +662,12 @@ class _PlanBuilder:
             return [intent]
         if intent.action in _ACTS and any(counts_apart(intent.object, m)[1] for m in self.skills_for(intent)):
             return [intent]  # "scan all 8 levels of the shelf": a count of the skill's, not of objects
+        for manifest in self.skills_for(intent) if intent.action in _ACTS else ():
+            rest, units = unit_apart(intent.object, manifest)
+            if units and rest != intent.object:  # "read p7 and t3, in bar": each of them, in bar
+                said = f" in {next(iter(units.values()))}"
+                each = self.each_object(intent.model_copy(update={"object": rest}))
+                return [i.model_copy(update={"object": f"{i.object}{said}"}) if i.object else i for i in each]
         regions = regions_listed(intent.object, self.world) if intent.action in _ACTS else None
         if regions:
             listed = Referent(regions[0], region=True, more=tuple(regions[1:]))
@@ -844,7 +857,12 @@ class _PlanBuilder:
 
     def put(self, intent: Intent) -> None:
         obj = self.resolve(intent.object, intent)
-        target = self._target(intent, obj)
+        try:
+            target = self._target(intent, obj)
+        except PlannerRefused:
+            self.refuse_untakeable(obj)  # "pick up the table and carry it to ...": the table is the problem
+            raise
+
         self.last_object = obj
         placed = self.placement(obj, target, intent)
         self.goal.append(placed[-1])
@@ -867,6 +885,17 @@ class _PlanBuilder:
             self.meet_preconditions(SkillCall(skill=skill, args={param: target}), [opened])
         self._grasp(obj, intent)
         self.emit(skill, {param: target}, intent.clause, placed)
+
+    def refuse_untakeable(self, obj: str) -> None:
+        """Refuse, naming why, when ``obj`` cannot be taken at all: no skill of the robot grasps anything
+        (missing_skill), or the one that would needs what ``obj`` does not afford (not_afforded)."""
+        if self.held() == obj:
+            return
+        skill, args = self.grasper(obj)
+        manifest = self.registry.get(skill)
+        for param, value in args.items():
+            if value == obj and (lacks := [n for n in affordance_needs(manifest, param) if not self.affords(obj, n)]):
+                raise NotAfforded(f"{skill}({obj}) needs {lacks[0]}({obj}), and {obj} is not {lacks[0]} here")
 
     def grasper(self, obj: str) -> tuple[str, dict[str, JsonValue]]:
         """The call that puts ``obj`` in the gripper: the skill whose effect is holding(...) (pick)."""
@@ -986,8 +1015,8 @@ class _PlanBuilder:
         units: dict[str, str] = {}
         for manifest in skills if intent.object is not None else ():
             rest, units = unit_apart(intent.object or "", manifest)
-            if units:  # "read p7 in bar": the unit the reading is expected in
-                intent = intent.model_copy(update={"object": rest})
+            if units:  # "read p7 in bar": the unit the reading is expected in ("read it in psi": it)
+                intent = intent.model_copy(update={"object": object_phrase(rest)})
                 break
         place = self.place_to_go(intent, skills)
         if place is not None:  # "photograph the control room": go there, then the skill on nothing named

@@ -823,8 +823,15 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     described = False
     for number, clause in enumerate(parts):
         near = _CLOSENESS.sub("", clause).strip()  # "take a close-up photo of the pump": approach it first
+        standoff: tuple[Quantity, ...] = ()
+        if (away := _FROM_AWAY.search(near)) is not None and (standoff := tuple(find_quantities(away["amount"]))):
+            near = near[: away.start()]  # "photograph the thermometer from half a metre away": from there
         close, clause = (near != clause), " ".join(near.split())
         intent = parse_clause(clause, skill_phrases)
+        if intents and (unit := _UNIT_ONLY.match(clause)) and intents[-1].object is not None:
+            last = intents[-1]  # "read the red gauge there, in bar": the unit of the clause before
+            intents[-1] = last.model_copy(update={"object": f"{last.object} in {unit.group('unit')}"})
+            continue
         if intent is None and intents and (more := _more_of_act(clause, intents[-1], skill_phrases)) is not None:
             intents[-1] = more  # "patrol the control room then corridor b": one list, as "A and B"
             continue
@@ -866,7 +873,8 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
                 raise TaskNotUnderstood(task, parts[number - 1])
             topic = None
         if close and intent.object is not None:
-            intents.append(Intent(action=IntentAction.ACT, clause=clause, verb="approach", object=intent.object))
+            approach = Intent(action=IntentAction.ACT, clause=clause, verb="approach", object=intent.object)
+            intents.append(approach.model_copy(update={"quantities": standoff}))
         if intents and _grasps_a_part(intents[-1]) and intent.object is None:
             # "grasp the drawer handle and open it": the skill on the drawer grasps its handle itself
             intents[-1] = intent.model_copy(update={"object": _whole_of(intents[-1].object)})
@@ -880,6 +888,7 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     return tuple(intents)
 
 
+_UNIT_ONLY = re.compile(r"^(?:in|units?|unit of)\s+(?P<unit>[a-z°]+)$")
 _DO_AGAIN = re.compile(r"^(?:do|repeat)\s+(?:that|it|this|the same(?:\s+thing)?)(?:\s+(?P<rest>.+))?$")
 
 
@@ -1024,6 +1033,9 @@ _CLOSENESS = re.compile(
 )
 """Words that ask for a look from near by ("a close-up photo of", "read it from up close"): approach first."""
 
+
+_FROM_AWAY = re.compile(r"\s+from\s+(?:about\s+|around\s+)?(?P<amount>\S+(?:\s+\S+){0,2}?)\s+away$")
+"""A look from a stated distance ("from half a metre away"): approach to that distance first."""
 
 _NOT_A_DESCRIPTION = frozenset({"to", "going", "gonna", "supposed", "meant", "next", "about", "not"})
 """What after a statement verb says what should happen ("the cube is to go in the bowl"): not described."""
