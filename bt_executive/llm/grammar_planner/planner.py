@@ -862,7 +862,6 @@ class _PlanBuilder:
         except PlannerRefused:
             self.refuse_untakeable(obj)  # "pick up the table and carry it to ...": the table is the problem
             raise
-
         self.last_object = obj
         placed = self.placement(obj, target, intent)
         self.goal.append(placed[-1])
