@@ -209,6 +209,28 @@ def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> lis
             ["patrol(waypoints=['corridor_b', 'pump_house'])"],
         ),
         ("inspection", "Shadow me.", ["follow_person()"]),
+        # an order said for a plural; "once"; a checklist's label and a one-line numbered list
+        (
+            "tabletop",
+            "Step 4 of the checklist: tap every cube once, going from your left to your right.",
+            ["tap(object=blue_cube)", "tap(object=red_cube)", "tap(object=green_cube)"],
+        ),
+        (
+            "tabletop",
+            "1) open the drawer 2) put the red cube in it 3) close it",
+            [
+                "open_drawer(drawer=drawer)",
+                "pick(object=red_cube)",
+                "place_on(target=drawer)",
+                "close_drawer(drawer=drawer)",
+            ],
+        ),
+        # placements listed without verbs; what is left alone plans nothing
+        (
+            "tabletop",
+            "Green cube into the bowl, red cube onto the plate. Leave the blue one where it is.",
+            ["pick(object=green_cube)", "place_on(target=bowl)", "pick(object=red_cube)", "place_on(target=plate)"],
+        ),
         # throwing away is discarding
         (
             "home",

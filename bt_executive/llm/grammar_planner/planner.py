@@ -272,13 +272,13 @@ def _names_param(named: str, param: str) -> bool:
 
 
 def _repeats(intent: Intent) -> int | None:
-    """How many times a clause's one count says to do it (2..MAX_REPEATS), if it names exactly one count
+    """How many times a clause's one count says to do it (1..MAX_REPEATS), if it names exactly one count
     (other amounts stay with each repetition: "push it 15 mm back, twice")."""
     counts = [q for q in intent.quantities if q.unit == COUNT]
     if len(counts) != 1:
         return None
     value = counts[0].value
-    return int(value) if value == int(value) and 2 <= value <= MAX_REPEATS else None
+    return int(value) if value == int(value) and 1 <= value <= MAX_REPEATS else None  # "once": just the calls
 
 
 class _PlanBuilder:
@@ -414,6 +414,22 @@ class _PlanBuilder:
     def _nearest(self, ids: Iterable[str]) -> str:
         """Of ``ids``, the one nearest the robot's base in the table plane (ties: the first id)."""
         return min(ids, key=lambda i: (self._distance(i), i))
+
+    def in_order(self, ids: list[str], order: str) -> list[str]:
+        """``ids`` in the order said: from the robot's left (largest y) to its right, or nearest first, ..."""
+
+        def key(object_id: str) -> float:
+            found = self.world.object(object_id)
+            if found is None:
+                return math.inf
+            return {
+                "left_to_right": -found.position[1],
+                "right_to_left": found.position[1],
+                "nearest_first": self._distance(object_id),
+                "farthest_first": -self._distance(object_id),
+            }[order]
+
+        return sorted(ids, key=key)
 
     def _distance(self, object_id: str) -> float:
         found = self.world.object(object_id)
@@ -719,8 +735,17 @@ class _PlanBuilder:
                 f"{intent.clause!r} names {', '.join(ids)}, but the gripper holds one object at a time; "
                 "say where to put them"
             )
+        if intent.order is not None:  # "going from your left to your right": y is to the robot's left
+            ids = self.in_order(ids, intent.order)
         self.notes.append(
-            f"{intent.object!r} -> {', '.join(ids)}" + (" (every match, in id order)" if quantified else "")
+            f"{intent.object!r} -> {', '.join(ids)}"
+            + (
+                f" ({intent.order.replace('_', ' ')})"
+                if intent.order
+                else " (every match, in id order)"
+                if quantified
+                else ""
+            )
         )
         if intent.action is IntentAction.STACK:
             # "stack all the cubes on the plate": a tower, each one on the one before; "build a tower of

@@ -54,8 +54,10 @@ class _Patterns:
         # "WO-5531 item 1:", "Task 3 -", "Test 4:" at the start of a sentence (the mark after the number is
         # what makes it a label: "step 2 metres back" keeps its words); "1." and "3)" before a step.
         self.enumerators = re.compile(
-            rf"(?:^|(?<=[.;:!?,]\s)|(?<=\n))\s*(?:(?:{words})\s*-?\s*#?\d+[a-z]?\s*)+[:.)\-,]\s+"
-            r"|(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*#?\d{1,2}[.)]\s+",
+            rf"(?:^|(?<=[.;:!?,]\s)|(?<=\n))\s*(?:(?:{words})\s*-?\s*#?\d+[a-z]?\s*(?:of\s+(?:the\s+)?\w+\s*)?)+"
+            r"[:.)\-,]\s+"
+            r"|(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*#?\d{1,2}[.)]\s+"
+            r"|(?<=[a-z]\s)#?\d{1,2}\)\s+",  # "1) go to the bin 2) empty it": a list on one line
             re.IGNORECASE,
         )
         signs = _alternation(lexicon.call_signs) if lexicon.call_signs else r"(?!x)x"
@@ -77,7 +79,7 @@ def _patterns() -> _Patterns:
 
 def strip_enumerators(task: str) -> str:
     """The task without list numbers and work-order labels, and without what it says in parentheses."""
-    return _patterns().enumerators.sub("", _PARENTHESIS.sub("", task))
+    return _patterns().enumerators.sub(", ", _PARENTHESIS.sub("", task)).strip(" ,")
 
 
 def tidy(text: str) -> str:

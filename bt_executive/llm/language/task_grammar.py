@@ -92,6 +92,9 @@ class Intent(BaseModel):
         default=None,
         description="object and target as one phrase ('the label on the shelf'), for a skill that takes no target",
     )
+    order: Literal["left_to_right", "right_to_left", "nearest_first", "farthest_first"] | None = Field(
+        default=None, description="the order to take the objects of a plural in ('going from your left to your right')"
+    )
 
 
 class TaskNotUnderstood(PlannerError):
@@ -254,6 +257,16 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     task = re.sub(rf"(^|,\s|\band\s|\bthen\s|\bafter that\s)you\s+(?=(?:{alternatives})\b)", r"\1", task)
     # "close that drawer, it s sticking out": what follows describes, it is a clause of its own
     task = re.sub(r",\s+(?=(?:it|they|this|that|there)\s+(?:s|is|are|re|was|looks|seems)\b)", " then ", task)
+    # "green cube into the bowl, red cube onto the plate, leave the blue one": each placement is a clause
+    task = re.sub(r",\s+(?=(?:the\s+|a\s+)?[a-z_]+(?:\s+[a-z_]+)?\s+(?:into|onto|inside)\s)", ", then ", task)
+    task = re.sub(r",\s+(?=(?:and\s+)?leave\s)", ", then ", task)
+    # "tap every cube, going from your left to your right": the order is a clause of its own
+    task = re.sub(
+        r",\s+(?=(?:going|working|moving|starting|one by one|in order|in turn|from (?:your |the )?(?:left|right)"
+        r"|(?:left|right) to (?:right|left))\b)",
+        ", then ",
+        task,
+    )
     # "patrol hallway then kitchen, 5 loops": an amount after a comma is more of the clause before
     task = re.sub(r",\s+(?=\d+(?:\.\d+)?\s*[a-z]+\s*(?:,|$))", " then ", task)
     parts = separator.split(task) if task else []
@@ -828,6 +841,11 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             near = near[: away.start()]  # "photograph the thermometer from half a metre away": from there
         close, clause = (near != clause), " ".join(near.split())
         intent = parse_clause(clause, skill_phrases)
+        if intents and (order := _order_said(clause)) is not None:
+            intents[-1] = intents[-1].model_copy(update={"order": order})  # "..., going from left to right"
+            continue
+        if _LEAVE_BE.match(clause):
+            continue  # "leave the blue one where it is": nothing to do for it
         if intents and (unit := _UNIT_ONLY.match(clause)) and intents[-1].object is not None:
             last = intents[-1]  # "read the red gauge there, in bar": the unit of the clause before
             intents[-1] = last.model_copy(update={"object": f"{last.object} in {unit.group('unit')}"})
@@ -886,6 +904,28 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     if described and not intents:
         raise TaskNotUnderstood(task, task)  # it only describes: nothing is asked
     return tuple(intents)
+
+
+_ORDER_SAID = re.compile(
+    r"^(?:(?:going|working|moving|starting|go|work|move|start|one by one|in order|in turn)\s+)?(?:from\s+)?"
+    r"(?:your\s+|the\s+)?"
+    r"(?P<first>left|right|nearest|closest|farthest|furthest)(?:\s+one)?(?:\s+(?:most|side))?\s+"
+    r"(?:to|first|then)(?:\s+(?:your\s+|the\s+)?(?P<last>left|right|farthest|furthest|nearest|closest))?$"
+)
+_ORDERS = {"left": "left_to_right", "right": "right_to_left", "nearest": "nearest_first", "closest": "nearest_first"}
+_LEAVE_BE = re.compile(
+    r"^(?:and\s+)?leave\s+(?:the|that|this|those|these|my)\s+.+?\s+"
+    r"(?:where\s+(?:it|they)\s+(?:is|are|s|re)|alone|as\s+(?:it|they)\s+(?:is|are)|be|in place)$"
+)
+
+
+def _order_said(clause: str) -> str | None:
+    """The order a clause of only an ordering asks for ("going from your left to your right"), if it is one."""
+    found = _ORDER_SAID.match(clause)
+    if found is None:
+        return None
+    first = found.group("first")
+    return _ORDERS.get(first, "farthest_first")
 
 
 _UNIT_ONLY = re.compile(r"^(?:in|units?|unit of)\s+(?P<unit>[a-z°]+)$")
