@@ -231,6 +231,20 @@ def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> lis
             "Green cube into the bowl, red cube onto the plate. Leave the blue one where it is.",
             ["pick(object=green_cube)", "place_on(target=bowl)", "pick(object=red_cube)", "place_on(target=plate)"],
         ),
+        # dictation's "too" for "two"; an amount named after it ("at a 60 degree tilt"); "tuck X away in Y"
+        ("tabletop", "ok robot tap the blue cube too times", ["tap(object=blue_cube)"] * 2),
+        (
+            "tabletop",
+            "Pick up the blue cube, pour it into the bowl at a 60 degree tilt, then set it down on the plate.",
+            ["pick(object=blue_cube)", "pour(source=blue_cube, target=bowl, tilt_deg=60.0)", "place_on(target=plate)"],
+        ),
+        ("tabletop", "blue_cube on top of green_cube pls", ["pick(object=blue_cube)", "place_on(target=green_cube)"]),
+        # a statement that the robot is on its charger: undock first
+        (
+            "inspection",
+            "You're still sitting on the charger. Head over to the pump house.",
+            ["undock()", "navigate_to(location=pump_house)"],
+        ),
         # throwing away is discarding
         (
             "home",
@@ -431,3 +445,9 @@ def test_a_container_a_skill_opens_is_opened_before_anything_is_taken_out_of_it(
     ]
     opened_first = _labels(robot, "open the fridge, then take the red mug out of the fridge", world)
     assert opened_first.count("open_cabinet(cabinet=fridge)") == 1
+
+
+def test_give_me_that_while_holding_something_hands_it_over(robots: dict[str, EvalRobot]) -> None:
+    robot = robots["home"]
+    world = Scenario(holding="m7").apply(robot.world)
+    assert _labels(robot, "Give me that, quick.", world) == ["hand_over()"]

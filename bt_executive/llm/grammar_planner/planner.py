@@ -171,7 +171,8 @@ _ID_SAID = re.compile(r"^(?:.*?\s)?(?:id|with id|with the id|named|called|labell
 """An object phrase that says the object's id outright ("the charging dock id dock", "the gauge named p7")."""
 
 _HELD_PHRASE = re.compile(
-    r"\b(?:you are holding|you re holding|youre holding|you hold|you have|you are carrying|you carry|"
+    r"\b(?:you are holding|you re holding|youre holding|you hold|you have|you ve got|you have got|you got|"
+    r"you are carrying|you carry|in your fingers|"
     r"in your (?:hand|gripper)|in the gripper|that is held|being held|held one|held|grasped|gripped|picked up)\b"
 )
 """Words that name the object in the gripper ("the cube you are holding")."""
@@ -1220,10 +1221,12 @@ class _PlanBuilder:
         """The skills that hand over what is held, when the clause names the held object to a skill that would
         go and get it ("hand the red mug to me" while holding it: hand it over, do not fetch it); else ``skills``."""
         held = self.held()
-        if held is None or intent.object is None or self.hands_over_held(skills):
+        if held is None or self.hands_over_held(skills):
             return skills
         shared = {action for m in skills for action in m.actions}
         givers = [m for m in self.registry if set(m.actions) & shared and self.hands_over_held([m])]
+        if intent.object is None:  # "give me that" while holding something: that is what is held
+            return givers or skills
         try:
             named = match_objects(intent.object, self.world).ids
         except ObjectMatchError:

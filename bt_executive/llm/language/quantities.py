@@ -339,7 +339,7 @@ class _Reader:
         return self._made(start, end, value, name, kind)
 
     def _made(self, start: int, end: int, value: float, unit: str, kind: str) -> tuple[Quantity | None, int]:
-        if start > 0 and self.low[start - 1] in self.words.determiners:
+        if start > 0 and self.low[start - 1] in self.words.determiners and self.low[start - 1] not in ("a", "an"):
             return None, end  # "the 10 cm cube": the amount is part of the object's name
         span = (self.tokens[start].start, self.tokens[end - 1].end)
         quantity = Quantity(value=value, unit=unit, kind=kind, span=span, text=self.text[span[0] : span[1]])

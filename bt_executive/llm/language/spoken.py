@@ -56,10 +56,10 @@ class _Patterns:
         self.enumerators = re.compile(
             rf"(?:^|(?<=[.;:!?,]\s)|(?<=\n))\s*(?:(?:{words})\s*-?\s*#?\d+[a-z]?\s*(?:of\s+(?:the\s+)?\w+\s*)?)+"
             r"[:.)\-,]\s+"
-            r"|(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*#?\d{1,2}[.)]\s+"
-            r"|(?<=[a-z]\s)#?\d{1,2}\)\s+",  # "1) go to the bin 2) empty it": a list on one line
+            r"|(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*#?\d{1,2}[.)]\s+",
             re.IGNORECASE,
         )
+        self.inline_numbers = re.compile(r"(?<=[a-z_]\s)#?\d{1,2}\)\s+")  # "1) go to the bin 2) empty it"
         signs = _alternation(lexicon.call_signs) if lexicon.call_signs else r"(?!x)x"
         # "unit two, ...", "base to unit four, ...": who is called, not what is asked
         self.call_sign = re.compile(rf"^(?:(?:\w+ ){{0,2}}to )?(?:{signs}) \w+$")
@@ -79,7 +79,9 @@ def _patterns() -> _Patterns:
 
 def strip_enumerators(task: str) -> str:
     """The task without list numbers and work-order labels, and without what it says in parentheses."""
-    return _patterns().enumerators.sub(", ", _PARENTHESIS.sub("", task)).strip(" ,")
+    patterns = _patterns()
+    listed = patterns.inline_numbers.sub(", then ", _PARENTHESIS.sub("", task))
+    return patterns.enumerators.sub(", ", listed).strip(" ,")
 
 
 def tidy(text: str) -> str:

@@ -219,6 +219,10 @@ def normalise_task(task: str) -> str:
     fillers, self-corrections and list numbers tidied away (``spoken``)."""
     text = strip_enumerators(task).lower().replace("\u2019", "'")
     text = re.sub(r"(?<![a-z])w/\s*", "with ", text)  # "undock w/ 80 cm clearance"
+    # dictation's homophones of "two" before a unit: "tap it too times", "wait for to seconds"
+    text = re.sub(
+        r"\b(?:too|to)\s+(?=(?:times|seconds?|secs?|minutes?|mins?|cm|centimetres?|centimeters?)\b)", "two ", text
+    )
     text = re.sub(r"[;:!?]", ",", text)
     text = re.sub(r"\.(?=\s|$)", ",", text)  # a full stop ends a clause; "0.5" keeps its dot
     text = re.sub(r"[\"'()\[\]]", " ", text)
@@ -316,6 +320,8 @@ def _intent(action: IntentAction, clause: str, groups: dict[str, str | None]) ->
     y, excluding_after = _except(groups.get("y"))  # "move every cube to the plate except the red one"
     if y is not None:
         y = _TRAILING_TOO.sub("", y)  # "then put the red cube in the bowl too"
+    if x is not None and y is not None:
+        x = re.sub(r"\s+away$", "", x)  # "tuck the green cube away in the drawer"
     groups = {**groups, "x": x, "y": y}
     excluding = excluding or excluding_after
     obj = object_phrase(groups.get("x"))
@@ -380,6 +386,10 @@ def _named_amounts(clause: str, amounts: list[Quantity]) -> tuple[list[Quantity]
             continue
         after_name = _NAMED_AFTER.match(after)
         named.append(amount.model_copy(update={"named": after_name.group("name") if after_name else None}))
+        if after_name is not None and after_name.group("name") not in _compiled().direction_of:
+            # "at a 60 degree tilt": the name said after is not part of what follows ("50 cm left" keeps its way)
+            end = amount.span[1] + after_name.end()
+            bare = bare[: amount.span[1]] + " " * (end - amount.span[1]) + bare[end:]
     return list(reversed(named)), bare
 
 
@@ -691,7 +701,8 @@ def _verbless(clause: str) -> Intent | None:
     words = (kept or "").split()
     nouns = lex.category_words() | set(lex.categories)
     starts = {"the", "a", "an", "this", "that", "all", "every", "each", "both"} | lex.colour_words() | nouns
-    if len(words) > 4 or words[-1] not in nouns or words[0] not in starts:
+    last, first = words[-1].split("_")[-1], words[0].split("_")[0]  # "blue_cube on top of green_cube"
+    if len(words) > 4 or last not in nouns or (words[0] not in starts and first not in lex.colour_words()):
         return None  # an object phrase ("the red cube"), not a sentence that happens to end in "cube"
     if _compiled().unsupported.search(clause):
         return None
