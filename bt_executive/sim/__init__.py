@@ -3,7 +3,8 @@
 ``SimBackend`` (``backend.py``) owns the model and data and is the one entry
 point: it builds the world from a scene (``scene.py``, ``mjcf.py``, the arm's
 geometry in ``arm.py``), runs skills one control tick at a time
-(``motions.py`` on top of ``skill_context.py``, driven by ``execution.py``;
+(``motions/``, one module per skill family, their arguments read from the
+skill manifests, on top of ``skill_context.py``, driven by ``execution.py``;
 IK and path checks in ``kinematics.py``, timing in ``trajectory.py``),
 reports ``WorldState`` (``world_state.py``), camera observations and a
 joint-command path for policies (``observation.py``, ``camera.py``), and

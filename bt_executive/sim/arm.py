@@ -65,6 +65,8 @@ FINGER_BASE_IN_HAND = 0.03
 FINGER_LENGTH = 0.05
 FINGER_THICKNESS = 0.012
 """Half-extent of a finger across the closing direction (its width is twice this)."""
+FINGERTIP_BEYOND_GRIP = FINGER_BASE_IN_HAND + FINGER_LENGTH - GRIP_IN_HAND
+"""How far the fingertips reach past the grip site along the approach axis."""
 
 MAX_OPENING = 0.09
 """Largest finger gap, metres."""

@@ -51,7 +51,7 @@ from bt_executive.sim.faults import FaultConfig, FaultEvent, FaultInjector, Obje
 from bt_executive.sim.kinematics import ArmKinematics
 from bt_executive.sim.mjcf import TIMESTEP, build_mjcf
 from bt_executive.sim.model_index import ModelIndex
-from bt_executive.sim.motions import DEFAULT_TIMEOUTS, SKILLS
+from bt_executive.sim.motions import SKILLS
 from bt_executive.sim.observation import CAMERAS, JointCommand, Observation
 from bt_executive.sim.scene import Scene
 from bt_executive.sim.skill_context import SkillContext
@@ -354,7 +354,7 @@ class SimBackend:
         raw: dict[str, JsonValue] = dict(args or {})
         with self.lock:
             spec = SKILLS.get(name)
-            timeout = float(timeout_s if timeout_s is not None else DEFAULT_TIMEOUTS.get(name, 30.0))
+            timeout = float(timeout_s if timeout_s is not None else spec.timeout_s if spec is not None else 0.0)
             early: SkillResult | None = None
             if spec is None:
                 early = SkillFailure(

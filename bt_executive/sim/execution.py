@@ -9,7 +9,7 @@
             execution.cancel()           # holds position at once; result is PREEMPTED
     result = execution.result            # a SkillResult
 
-A skill is a generator (``motions.py``) that plans on the spare MjData and
+A skill is a generator (``motions/``) that plans on the spare MjData and
 then yields one ``TickCommand`` per tick. Around every tick the execution
 runs the monitors a skill cannot forget: a MuJoCo warning (physics blew up
 and was auto-reset) ends it as ``aborted`` with reason ``sim_error``; a

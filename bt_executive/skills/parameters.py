@@ -15,6 +15,7 @@ from typing import Any
 from jsonschema.exceptions import ValidationError as SchemaValidationError
 from jsonschema.validators import Draft202012Validator, validator_for
 
+from bt_executive.skills.loader import format_field_path
 from bt_executive.skills.manifest import SkillManifest
 
 
@@ -32,10 +33,37 @@ def argument_errors(schema: Mapping[str, Any] | None, args: Mapping[str, Any]) -
     """Every way ``args`` breaks ``schema``, as (JSON path, reason), sorted by path."""
     if schema is None:
         return [] if not args else [("$", "this skill takes no arguments, only a prompt")]
+    return sorted((err.json_path, err.message) for err in _schema_errors(schema, args))
+
+
+def field_errors(schema: Mapping[str, Any], args: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Every way ``args`` breaks ``schema``, as (field, reason), sorted by field.
+
+    The field is the dotted name of the argument at fault, as manifest errors
+    name fields (``grasp.lift_height``); a missing or unexpected argument is
+    named itself rather than the object that lacks or holds it, so a caller
+    reading only the field still knows which one to fix.
+    """
+    return sorted((_field_name(err), err.message) for err in _schema_errors(schema, args))
+
+
+def _schema_errors(schema: Mapping[str, Any], args: Mapping[str, Any]) -> list[SchemaValidationError]:
     cls = validator_for(schema, default=Draft202012Validator)
-    validator = cls(schema)
-    errors: list[SchemaValidationError] = list(validator.iter_errors(dict(args)))
-    return sorted((err.json_path, err.message) for err in errors)
+    return list(cls(schema).iter_errors(dict(args)))
+
+
+def _field_name(err: SchemaValidationError) -> str:
+    """The dotted path of the value at fault, ending in the property ``required`` or ``additionalProperties`` names."""
+    loc: list[int | str] = list(err.absolute_path)
+    instance = err.instance
+    if err.validator == "required" and isinstance(instance, Mapping) and isinstance(err.validator_value, list):
+        missing = [p for p in err.validator_value if p not in instance]
+        # jsonschema reports each missing property as its own error, quoting it in the message.
+        loc += [next((p for p in missing if repr(p) in err.message), missing[0])] if missing else []
+    elif err.validator == "additionalProperties" and isinstance(instance, Mapping):
+        known = err.schema.get("properties", {}) if isinstance(err.schema, Mapping) else {}
+        loc += [key for key in instance if key not in known][:1]
+    return format_field_path(tuple(loc))
 
 
 def validate_arguments(manifest: SkillManifest, args: Mapping[str, Any]) -> None:

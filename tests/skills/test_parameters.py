@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bt_executive.skills.parameters import InvalidArguments, goal_arguments, merge_goal, validate_arguments
+from bt_executive.skills.parameters import (
+    InvalidArguments,
+    field_errors,
+    goal_arguments,
+    merge_goal,
+    validate_arguments,
+)
 from bt_executive.skills.registry import SkillRegistry
 
 from .strategies import json_values, names
@@ -64,6 +70,12 @@ def test_every_argument_problem_is_reported(skill_registry: SkillRegistry) -> No
     with pytest.raises(InvalidArguments) as caught:
         validate_arguments(push, {"direction": "up", "colour": "red"})
     assert len(caught.value.errors) == 3  # missing object, bad enum, unknown key
+
+
+def test_field_errors_name_a_missing_or_unexpected_argument_itself(skill_registry: SkillRegistry) -> None:
+    pick = skill_registry.get("tabletop/pick")
+    errors = field_errors(pick.parameters or {}, {"grasp": {"lift_height": 0.9, "speed": 1}, "colour": "red"})
+    assert [field for field, _ in errors] == ["colour", "grasp.lift_height", "grasp.speed", "object"]
 
 
 def test_vla_skill_needs_the_object_and_target_its_success_check_names(skill_registry: SkillRegistry) -> None:
