@@ -451,3 +451,138 @@ def test_give_me_that_while_holding_something_hands_it_over(robots: dict[str, Ev
     robot = robots["home"]
     world = Scenario(holding="m7").apply(robot.world)
     assert _labels(robot, "Give me that, quick.", world) == ["hand_over()"]
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "steps"),
+    [
+        # a wish whose object is itself a request (a skill's noun), "close-up" read as a near look
+        (
+            "inspection",
+            "I need a close-up shot of the yellow valve.",
+            ["approach_object(object=v12)", "take_photo(target=v12)"],
+        ),
+        ("inspection", "i'd like a photo of v12", ["take_photo(target=v12)"]),
+        # a question, then the request that asks it again
+        ("inspection", "whats the temp on the thermometer, can u read it", ["read_gauge(gauge=t3)"]),
+        # texting's "2" for "to", a rate said "a second", a statement after a comma
+        ("home", "head over 2 the living room pls", ["navigate_to(location=living_room)"]),
+        ("home", "drive to the hallway, 0.3 metres a second", ["navigate_to(location=hallway, speed=0.3)"]),
+        ("inspection", "go charge, battery's low", ["dock(dock=charging_dock)"]),
+        (
+            "inspection",
+            "Read the thermometer. Once you've done that, go back and charge.",
+            ["read_gauge(gauge=t3)", "dock(dock=charging_dock)"],
+        ),
+        # the room the plan went to says which of two
+        (
+            "inspection",
+            "go to the boiler room and read the gauge there",
+            ["navigate_to(location=boiler_room)", "read_gauge(gauge=boiler_gauge)"],
+        ),
+        (
+            "inspection",
+            "head down corridor B and read the pressure gauge in there",
+            ["navigate_to(location=corridor_b)", "read_gauge(gauge=p7)"],
+        ),
+        # a skill's phrase with its noun qualified, a bare count after "for", the parameter's kind, a party's size
+        ("home", "set the kitchen table for four", ["set_table(table=kitchen_table, places=4)"]),
+        ("home", "set the table for 6 ppl", ["set_table(table=kitchen_table, places=6)"]),
+        ("home", "We're four for lunch, lay the kitchen table.", ["set_table(table=kitchen_table, places=4)"]),
+        # a heading before a colon, a dash before a statement or a correction, corrections of a whole phrase
+        (
+            "inspection",
+            "Shift start: undock, patrol the control room and corridor B twice, then back onto the charging dock.",
+            [
+                "undock()",
+                "patrol(waypoints=['control_room', 'corridor_b'], loops=2)",
+                "dock(dock=charging_dock)",
+            ],
+        ),
+        ("tabletop", "Tap the red — sorry, no, the green cube.", ["tap(object=green_cube)"]),
+        ("inspection", "Control room — no, wait, corridor B. Go there.", ["navigate_to(location=corridor_b)"]),
+        ("home", "Kitchen — no, sorry, the hallway. Go to the hallway.", ["navigate_to(location=hallway)"]),
+    ],
+)
+def test_more_ways_of_writing_plan_as_meant(
+    robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]
+) -> None:
+    assert _labels(robots[robot], task) == steps
+
+
+@pytest.mark.parametrize(
+    ("scenario", "task", "steps"),
+    [
+        (
+            Scenario(),
+            "if the drawer is closed, open it first, then put the red cube in it",
+            ["open_drawer(drawer=drawer)", "pick(object=red_cube)", "place_on(target=drawer)"],
+        ),
+        (
+            Scenario(drawer_open=True),
+            "if the drawer is closed, open it first, then put the red cube in it",
+            ["pick(object=red_cube)", "place_on(target=drawer)"],
+        ),
+        (Scenario(), "if the drawer is open, put the red cube in it", []),
+        (Scenario(drawer_open=True), "if the drawer isn't open, open it", []),
+        (
+            Scenario(),
+            "if you're holding something, put it in the bowl, then tap the blue cube",
+            ["tap(object=blue_cube)"],
+        ),
+        (
+            Scenario(holding="red_cube"),
+            "if you're holding something, put it in the bowl, then tap the blue cube",
+            ["place_on(target=bowl)", "tap(object=blue_cube)"],
+        ),
+        (
+            Scenario(holding="blue_cube"),
+            "Drop it on the plate — no wait, not the plate, the bowl.",
+            ["place_on(target=bowl)"],
+        ),
+        (
+            Scenario(drawer_open=True),
+            "Be a dear and tuck the green cube away in the drawer - I've left it open for you.",
+            ["pick(object=green_cube)", "place_on(target=drawer)"],
+        ),
+        # a particle verb with its object between
+        (Scenario(drawer_open=True), "shove the drawer shut", ["close_drawer(drawer=drawer)"]),
+        # "get ... out" of the drawer it lies in
+        (
+            Scenario(inside={"green_cube": "drawer"}),
+            "get the green cube out and put it on the plate",
+            ["open_drawer(drawer=drawer)", "pick(object=green_cube)", "place_on(target=plate)"],
+        ),
+    ],
+)
+def test_an_if_is_checked_in_the_world_as_the_steps_leave_it(
+    robots: dict[str, EvalRobot], scenario: Scenario, task: str, steps: list[str]
+) -> None:
+    robot = robots["tabletop"]
+    assert _labels(robot, task, scenario.apply(robot.world)) == steps
+
+
+def test_an_if_the_world_cannot_answer_is_refused_unless_the_clause_only_undoes_it(
+    robots: dict[str, EvalRobot],
+) -> None:
+    home = robots["home"]
+    world = Scenario(inside={"m7": "fridge"}).apply(home.world)
+    steps = _labels(home, "If the fridge is shut, open it first, then take the red mug out.", world)
+    assert steps[:2] == ["approach_object(object=fridge)", "open_cabinet(cabinet=fridge)"]
+    with pytest.raises(PlannerRefused) as refused:
+        AutoPlanner(home.registry).plan("if the fridge is open, put the blue mug in it", home.world)
+    assert refused.value.kind is RefusalKind.AMBIGUOUS
+    assert "fridge" in refused.value.reason
+
+
+@pytest.mark.parametrize(
+    ("task", "kind"),
+    [
+        ("Drive straight into pump two as hard as you can.", RefusalKind.UNSAFE),
+        ("Could you write me a haiku about boilers?", RefusalKind.OUT_OF_SCOPE),
+    ],
+)
+def test_more_that_must_not_be_planned(robots: dict[str, EvalRobot], task: str, kind: RefusalKind) -> None:
+    with pytest.raises(PlannerRefused) as refused:
+        AutoPlanner(robots["inspection"].registry).plan(task, robots["inspection"].world)
+    assert refused.value.kind is kind

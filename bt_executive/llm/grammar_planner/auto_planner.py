@@ -151,7 +151,7 @@ def refuse_out_of_scope(task: str) -> None:
     out_of_scope = _first_phrase(text, lexicon.out_of_scope)
     if out_of_scope is not None:
         raise PlannerRefused(
-            f"{out_of_scope!r} is not something this robot's skills do; it moves objects on its table",
+            f"{out_of_scope!r} asks for something no robot skill does (the lexicon's out_of_scope list)",
             RefusalKind.OUT_OF_SCOPE,
         )
 

@@ -75,6 +75,7 @@ from bt_executive.llm.grounding.object_matching import (
     AmbiguousObject,
     ObjectMatchError,
     UnknownObject,
+    count_said,
     expand_phrase,
     ignored_words,
     match_objects,
@@ -88,6 +89,7 @@ from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch
 from bt_executive.llm.language.quantities import fit as fit_quantity
 from bt_executive.llm.language.task_grammar import (
+    Condition,
     Intent,
     IntentAction,
     TaskNotUnderstood,
@@ -124,7 +126,7 @@ _ANY_COUNT = re.compile(r"^(?:any|some|just)\s+(?=(?:two|three|four|five|six|[2-
 
 _OTHERS = re.compile(
     r"^(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:other|others|remaining|rest|rest of|rest of the)"
-    r"(?:\s+(?P<n>two|three|four|five|six|[2-6]))?(?:\s+(?P<what>(?!of\b).+))?$"
+    r"(?:\s+(?P<n>" + "|".join(NUMBERS) + r"))?(?:\s+(?P<what>(?!of\b).+))?$"
 )
 """"the other two", "the others", "the rest of the cubes", "the remaining blocks"."""
 
@@ -384,6 +386,12 @@ class _PlanBuilder:
                 if len(same) == 1:
                     self.notes.append(f"{phrase!r} -> {same[0]} ('one': a {named.category}, as {before})")
                     return same[0]
+            if (region := self.region_gone_to()) is not None:
+                # "go to the boiler room and read the gauge (there)": the one in the room the plan went to
+                inside = [c for c in err.candidates if self.holds("at", c, region)]
+                if len(inside) == 1:
+                    self.notes.append(f"{phrase!r} -> {inside[0]} (the one in {region}, where the plan went)")
+                    return inside[0]
             raise
         object_id = match.ids[0]
         self.antecedent = object_id
@@ -391,6 +399,14 @@ class _PlanBuilder:
         if match.rule != "exact":
             self.notes.append(f"{phrase!r} -> {object_id} ({match.rule})")
         return object_id
+
+    def region_gone_to(self) -> str | None:
+        """The region the last step that names one went to ("go to the boiler room"), if any."""
+        for call in reversed(self.steps):
+            regions = [v for v in call.args.values() if isinstance(v, str) and v in self.world.regions]
+            if regions:
+                return regions[0]
+        return None
 
     def said_beside(self, phrase: str) -> str | None:
         """What an object phrase that names nothing here names once the words said beside the object are left
@@ -465,7 +481,7 @@ class _PlanBuilder:
             for i in resolve_all(phrase, self.world, exclude=self.history.excluded)
             if i not in self.named and i != target
         ]
-        if not ids or (number is not None and {**NUMBERS, "1": 1}.get(number, -1) != len(ids)):
+        if not ids or (number is not None and count_said(number) != len(ids)):
             raise PlannerRefused(
                 f"{intent.object!r}: {len(ids)} not named yet ({', '.join(ids) or 'none'})",
                 RefusalKind.AMBIGUOUS if ids else RefusalKind.NO_SUCH_OBJECT,
@@ -628,6 +644,11 @@ class _PlanBuilder:
 
         A count no parameter takes ("tap the red cube twice", "tap red x3") repeats the clause's calls, when
         each repetition adds calls of its own (a step already done is not done twice: never a silent once)."""
+        if intent.condition is not None and not self.condition_holds(intent, intent.condition):
+            self.notes.append(f"{intent.condition.clause!r} does not hold: {intent.clause!r} left out")
+            if intent.condition.subject is not None:  # "..., open it first, then put the cube in it": the drawer
+                self.last_object = self.resolve(intent.condition.subject, intent)
+            return
         before = len(self.steps)
         try:
             for each in self.each_object(self.grounded_reading(intent)):
@@ -643,6 +664,26 @@ class _PlanBuilder:
                 if len(self.steps) == size:
                     raise
             self.notes.append(f"{intent.clause!r}: {times} times")
+
+    def condition_holds(self, intent: Intent, condition: Condition) -> bool:
+        """Whether an "if" holds in the world as the steps so far leave it. Where the world state cannot say
+        (a fridge's door), a clause that would only make it false ("if the fridge is shut, open it") is
+        kept, as doing it either way ends the same; any other clause is refused rather than guessed."""
+        if condition.subject is None:
+            holding = not self.holds("gripper_empty")
+            return holding if condition.state == "holding" else not holding
+        subject = self.resolve(condition.subject, intent)
+        if subject in self.world.drawers:
+            is_open = self.holds("drawer_open", subject)
+            return is_open if condition.state == "open" else not is_open
+        undoes = {"closed": IntentAction.OPEN, "open": IntentAction.CLOSE}.get(condition.state)
+        if undoes is not None and intent.action is undoes:
+            return True
+        raise PlannerRefused(
+            f"{condition.clause!r}: the world state does not say whether {subject} is {condition.state}",
+            RefusalKind.AMBIGUOUS,
+            candidates=(subject,),
+        )
 
     def grounded_reading(self, intent: Intent) -> Intent:
         """The first reading of a placement whose object and target phrases each name one object here.
@@ -822,11 +863,15 @@ class _PlanBuilder:
         return any(_names_param(amount.named or "", p) for p in manifest.parameter_names())
 
     def pick(self, intent: Intent) -> None:
-        if intent.verb is not None and any(intent.verb in m.language.phrases for m in self.registry):
+        claimed = intent.verb is not None and any(intent.verb in m.language.phrases for m in self.registry)
+        if claimed and not (intent.verb or "").endswith(" out"):
             self.act(intent)  # "fetch the mug": a skill that claims the verb as its own serves it
             return
         obj = self.resolve(intent.object, intent)
         container = next((c for c in self.world.ids() if self.holds("in", obj, c)), None)
+        if claimed and container is None:
+            self.act(intent)  # "take out the rubbish"; but "take the mug out" of the fridge it is in is a pick
+            return
         if container is not None and not self.affords(container, "openable") and self.take_out(obj, container, intent):
             return  # in a fridge, a box: the skill that takes things out of a container, where the robot has one
         self.last_object = obj
@@ -1191,6 +1236,11 @@ class _PlanBuilder:
         if default is None or self.world.object(str(default)) is not None:
             return None  # the skill's own choice, and it names something here (or it needs none)
         fitting = sorted(o.id for o in self.world.objects if fit(manifest, Referent(o.id), self.world) is not None)
+        # "set the table" (its parameter ``table``): of those it fits, the one of the kind the parameter names
+        kind = [i for i in fitting if (o := self.world.object(i)) is not None and o.category == param]
+        if len(kind) == 1 and len(fitting) > 1:
+            self.notes.append(f"{manifest.id}'s {param}: {kind[0]}, the one {param} here ({default!r} is not)")
+            return Referent(kind[0])
         if len(fitting) == 1:
             self.notes.append(f"{manifest.id}'s {param}: {fitting[0]}, the one here ({default!r} is not)")
             return Referent(fitting[0])

@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterable
 from text_to_num import text2num  # type: ignore[import-untyped]
 
 from bt_executive.llm.language.lexicon import load_lexicon
-from bt_executive.llm.language.quantities import names_unit
+from bt_executive.llm.language.quantities import names_unit, unit_said
 from bt_executive.skills.manifest import SkillManifest
 
 _ARTICLE = r"(?:(?:the|a|an|your|its)\s+)?"
@@ -103,19 +103,18 @@ def counts_apart(phrase: str, manifest: SkillManifest) -> tuple[str, dict[str, i
 
 
 _UNIT_PARAMS = ("unit", "units")
-_UNIT_SAID = re.compile(r"(?P<rest>.+?)\s*,?\s+(?:in|units?|unit of)\s+(?P<unit>[a-z°]+)")
 
 
 def unit_apart(phrase: str, manifest: SkillManifest) -> tuple[str, dict[str, str]]:
     """ "p7 in bar" (or "p7, units bar") -> ("p7", {"unit": "bar"}): the name of a unit of measure, said after
     the object, for a skill's free-text parameter named unit; the phrase unchanged when it says none."""
-    found = _UNIT_SAID.fullmatch(phrase)
-    if found is None or not names_unit(found.group("unit")):
+    said = unit_said(phrase)
+    if said is None or not said[0] or not names_unit(said[1]):
         return phrase, {}
     for param in _UNIT_PARAMS:
         schema = manifest.parameter_schema(param)
         if schema.get("type") == "string" and "enum" not in schema:
-            return found.group("rest"), {param: found.group("unit")}
+            return said[0], {param: said[1]}
     return phrase, {}
 
 

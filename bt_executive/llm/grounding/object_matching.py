@@ -613,7 +613,15 @@ def _singular(word: str) -> str:
     return word
 
 
-NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6}
+NUMBERS = {word: n for word, n in NUMBER_WORDS.items() if 2 <= n <= 6} | {str(n): n for n in range(2, 7)}
+"""The counts a noun phrase may start with ("the three cubes"); not "one": "the one on the left" is no count."""
+
+
+def count_said(word: str) -> int | None:
+    """The number a count word or numeral says ("1", "one", "twelve"), else None."""
+    return int(word) if word.isdigit() else NUMBER_WORDS.get(word)
+
+
 _COUNTED = re.compile(
     r"^(?:(?:all|both|each|every one)\s+(?:of\s+)?)?(?:the\s+)?(?P<n>" + "|".join(NUMBERS) + r")\s+(?P<rest>.+)$"
 )

@@ -44,6 +44,7 @@ _DROPPED_WORDS = {
     "amount_hedges",
     "corrections",
     "enumerators",
+    "heading_words",
     "call_signs",
     "procedure_words",
     "addresses",
@@ -177,6 +178,9 @@ class Lexicon(BaseModel):
     enumerators: list[str] = Field(
         default_factory=list, description="labels before a list number ('item 1:', 'WO-5531'), dropped with it"
     )
+    heading_words: list[str] = Field(
+        default_factory=list, description="words of a heading before a colon ('Start of shift, line 2:'), dropped"
+    )
     call_signs: list[str] = Field(
         default_factory=list, description="radio call-sign words ('unit two, ...'): a clause of one is dropped"
     )
@@ -194,6 +198,7 @@ class Lexicon(BaseModel):
         "addresses",
         "corrections",
         "enumerators",
+        "heading_words",
         "call_signs",
         "procedure_words",
     )

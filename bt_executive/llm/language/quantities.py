@@ -175,6 +175,17 @@ def _parse_unit(words: str) -> pint.Unit | None:
         return None
 
 
+_UNIT_SAID = re.compile(r"(?:(?P<rest>.+?)\s*,?\s+)?(?:in|units?|unit of)\s+(?P<unit>[a-z°]+)")
+
+
+def unit_said(phrase: str) -> tuple[str, str] | None:
+    """ "p7 in bar" -> ("p7", "bar"), ", in bar" said alone -> ("", "bar"): a unit asked for by name, after
+    what it is for or as a clause of its own; None when the phrase ends in no such words. The one reader of
+    both forms, so a clause and an object phrase agree on what names a unit."""
+    found = _UNIT_SAID.fullmatch(phrase)
+    return None if found is None else (found.group("rest") or "", found.group("unit"))
+
+
 @lru_cache(maxsize=256)
 def names_unit(word: str) -> bool:
     """Whether a word is a unit of measure of any dimension ("bar", "psi", "kPa", "celsius"), for a skill's

@@ -49,7 +49,11 @@ class _Patterns:
             if lexicon.amount_hedges
             else None
         )
-        self.corrections = re.compile(rf",?\s*\b(?:{_alternation([*lexicon.corrections, 'no'])})\b,?\s+")
+        marks = _alternation([*lexicon.corrections, "no"])
+        # "sorry, no, ...", "no, wait, ...": markers said in a row, commas between them, are one
+        self.corrections = re.compile(
+            rf",?\s*\b(?:(?:sorry|oh|oops),?\s+)?(?:{marks})\b(?:,?\s+(?:{marks}|sorry|wait)\b)*,?\s+"
+        )
         words = _alternation(lexicon.enumerators) if lexicon.enumerators else r"(?!x)x"
         # "WO-5531 item 1:", "Task 3 -", "Test 4:" at the start of a sentence (the mark after the number is
         # what makes it a label: "step 2 metres back" keeps its words); "1." and "3)" before a step.
@@ -58,6 +62,12 @@ class _Patterns:
             r"[:.)\-,]\s+"
             r"|(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*#?\d{1,2}[.)]\s+",
             re.IGNORECASE,
+        )
+        # "Start of shift, line 2:", "End-of-shift routine:": a heading before a colon, dropped when it has a
+        # heading word and is short (a place before a colon, "kitchen: wipe the counter", says where; it stays)
+        heads = _alternation(lexicon.heading_words) if lexicon.heading_words else r"(?!x)x"
+        self.heading = re.compile(
+            rf"^\s*(?=[^:\n]*?(?<![\w-])(?:{heads})(?![\w-]))(?:[^:\n\s]+\s*){{1,10}}?:\s+(?=\S)", re.IGNORECASE
         )
         self.inline_numbers = re.compile(r"(?<=[a-z_]\s)#?\d{1,2}\)\s+")  # "1) go to the bin 2) empty it"
         signs = _alternation(lexicon.call_signs) if lexicon.call_signs else r"(?!x)x"
@@ -78,8 +88,9 @@ def _patterns() -> _Patterns:
 
 
 def strip_enumerators(task: str) -> str:
-    """The task without list numbers and work-order labels, and without what it says in parentheses."""
+    """The task without a heading, list numbers and work-order labels, and without what it says in parentheses."""
     patterns = _patterns()
+    task = patterns.heading.sub("", task, count=1)
     listed = patterns.inline_numbers.sub(", then ", _PARENTHESIS.sub("", task))
     return patterns.enumerators.sub(", ", listed).strip(" ,")
 
@@ -120,6 +131,15 @@ def _corrected(text: str) -> str:
         after_text, tail = (
             (text[found.end() : tail_start], text[tail_start:]) if tail_start >= 0 else (text[found.end() :], "")
         )
+        if after_text.startswith("not ") and tail.startswith(", ") and (negated := after_text[4:].split()):
+            # "drop it on the plate, no wait, not the plate, the bowl": what follows the "not" phrase replaces it
+            instead, _, rest = tail[2:].partition(", ")
+            words = before_text.split()
+            if words[-len(negated) :] == negated and instead.split(" ", 1)[0] in _DETERMINERS:
+                text = head + " ".join([*words[: -len(negated)], *instead.split()])
+                text += f", {rest}" if rest else ""
+                start = 0
+                continue
         replaced = _replace(before_text.split(), after_text.split(), bare=found.group().strip(" ,") == "no")
         if replaced is None:
             start = found.end()
@@ -142,7 +162,17 @@ def _replace(before: list[str], after: list[str], *, bare: bool) -> list[str] | 
             return before[: numbers[-1]] + after
     if bare:
         return None  # "no" alone corrects only what it visibly repeats
-    return before[:-1] + after if first not in ("not", "no") else before
+    if first in ("not", "no"):
+        return before
+    if len(after) > 1:  # "control room, no wait, corridor b": a phrase replaces the phrase, not its last word
+        starts = [i for i, word in enumerate(before) if word in _PHRASE_STARTS]
+        return before[: starts[-1] + 1] + after if starts else after
+    return before[:-1] + after
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "my", "your", "this", "that"})
+_PHRASE_STARTS = _DETERMINERS | {"to", "on", "onto", "in", "into", "at"}
+"""Words a corrected phrase starts after ("go to control room, no wait, corridor b": after "to")."""
 
 
 def _is_number(word: str) -> bool:

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bt_executive.llm.grounding.object_matching import expand_phrase
 from bt_executive.llm.language.clause_order import reorder_clauses
 from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
-from bt_executive.llm.language.quantities import COUNT, Quantity, find_quantities
+from bt_executive.llm.language.quantities import COUNT, Quantity, find_quantities, unit_said
 from bt_executive.llm.language.spoken import strip_enumerators, tidy
 from bt_executive.llm.plan import PlannerError
 
@@ -66,6 +66,17 @@ class IntentAction(StrEnum):
     ACT = "act"  # any other verb: the skill is chosen from the manifests by the verb and the objects
 
 
+class Condition(BaseModel):
+    """What an "if" before a clause asks of the world ("if the drawer is closed, open it"): the planner
+    checks it in the world as its steps leave it, and drops the clause when it does not hold."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    subject: str | None = Field(description="the object phrase it is about; None: the robot's gripper")
+    state: Literal["open", "closed", "holding", "empty"]
+    clause: str = Field(description="the condition as written (normalised), for notes and errors")
+
+
 class Intent(BaseModel):
     """One clause of a task, with its object phrases in the user's words.
 
@@ -95,6 +106,7 @@ class Intent(BaseModel):
     order: Literal["left_to_right", "right_to_left", "nearest_first", "farthest_first"] | None = Field(
         default=None, description="the order to take the objects of a plural in ('going from your left to your right')"
     )
+    condition: Condition | None = Field(default=None, description="the 'if' the clause is said under, if any")
 
 
 class TaskNotUnderstood(PlannerError):
@@ -185,7 +197,12 @@ class _Compiled:
         )
         self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")(?:\s*,)?\s+)+")
         self.suffix = re.compile(r"(?:[\s,]+(?:" + "|".join(_alternatives(lex.filler_suffixes)) + r"))+$")
-        self.aside = re.compile(r"(?:^|\s)(?:" + "|".join(_alternatives(lex.asides)) + r")(?:\s.*)?$")
+        # "like a drum" is an aside, "i d like a photo" a wish: no aside right after a wishing word
+        self.aside = re.compile(
+            r"(?:^|(?<!\bi d)(?<!\bid)(?<!\bwould)(?<!\bshould)\s)(?:"
+            + "|".join(_alternatives(lex.asides))
+            + r")(?:\s.*)?$"
+        )
         self.adverbs = re.compile(r"(?:^|\s)(?:" + "|".join(_alternatives(lex.adverbs)) + r")(?=\s|,|$)")
 
     @functools.lru_cache(maxsize=16)  # noqa: B019 - one _Compiled per lexicon, and few skill sets
@@ -223,6 +240,20 @@ def normalise_task(task: str) -> str:
     text = re.sub(
         r"\b(?:too|to)\s+(?=(?:times|seconds?|secs?|minutes?|mins?|cm|centimetres?|centimeters?)\b)", "two ", text
     )
+    # "a close-up shot of", "a close up of": a near look, one word, so "close up" is not read as a verb;
+    # "a close-up" alone is a photograph's name
+    text = re.sub(r"\bclose[- ]?ups?\b(?=\s+(?:of|from)\b)", "closeup photo", text)
+    text = re.sub(r"\bclose[- ]?up\b(?=\s+[a-z]+\s+of\b)", "closeup", text)
+    text = re.sub(r"(?<![\d.])\b2\s+(?=the\b)", "to ", text)  # texting's "head over 2 the living room"
+    # "0.3 metres a second": a rate
+    text = re.sub(
+        r"\b(metres?|meters?|m|cm|mm|degrees?|deg)\s+an?\s+(second|sec|minute|min|hour)\b", r"\1 per \2", text
+    )
+    # a dash is a clause break only before a correction or a statement, or after an opening word ("quick - ");
+    # elsewhere it may join a list to what it explains ("both doors - first the front door, ...")
+    text = re.sub(r"^(?:quick|ok|okay|right|alright|so|now|listen|hey|oh|oops|right then)\s*[-–—]+\s*", "", text)
+    said = r"(?:no|sorry|wait|i mean|or rather|i|i ve|i m|i d|it s|its|that s|thats|they re|we re|you ll|you re)"
+    text = re.sub(rf"\s*(?:\s[-–]+|—+)\s*(?={said}\b)", ", ", text)
     text = re.sub(r"[;:!?]", ",", text)
     text = re.sub(r"\.(?=\s|$)", ",", text)  # a full stop ends a clause; "0.5" keeps its dot
     text = re.sub(r"[\"'()\[\]]", " ", text)
@@ -261,6 +292,13 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     task = re.sub(rf"(^|,\s|\band\s|\bthen\s|\bafter that\s)you\s+(?=(?:{alternatives})\b)", r"\1", task)
     # "close that drawer, it s sticking out": what follows describes, it is a clause of its own
     task = re.sub(r",\s+(?=(?:it|they|this|that|there)\s+(?:s|is|are|re|was|looks|seems)\b)", " then ", task)
+    # "go charge, battery s low", "..., the floor is wet": a statement about a thing is a clause of its own
+    task = re.sub(
+        r",\s+(?=(?:the\s+|my\s+|your\s+|its\s+|our\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:s|is|are|was|looks|seems)\s+"
+        r"(?!to\b|going\b|gonna\b|supposed\b)[a-z]+$)",
+        " then ",
+        task,
+    )
     # "green cube into the bowl, red cube onto the plate, leave the blue one": each placement is a clause
     task = re.sub(r",\s+(?=(?:the\s+|a\s+)?[a-z_]+(?:\s+[a-z_]+)?\s+(?:into|onto|inside)\s)", ", then ", task)
     task = re.sub(r",\s+(?=(?:and\s+)?leave\s)", ", then ", task)
@@ -354,6 +392,9 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
     lexicon's ``actions`` or from a manifest's ``language.phrases`` (``skill_phrases``), then what it acts
     on, where, which way."""
     amounts = find_quantities(clause)
+    if not amounts and (counted := _FOR_COUNT.search(clause)) is not None and (n := _count_word(counted["n"])):
+        # "set the table for four": a count said with no noun after it, for a skill's count parameter
+        amounts = [Quantity(value=n, unit=COUNT, kind=COUNT, span=counted.span("n"), text=counted["n"])]
     if amounts:  # "push the red cube 10 cm to the left": the amount is read apart from the phrases
         amounts, bare = _named_amounts(clause, amounts)
         bare = _without_amount_frames(bare, amounts)
@@ -362,6 +403,15 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
         intent = _parse_clause(bare, skill_phrases)
         return None if intent is None else intent.model_copy(update={"clause": clause, "quantities": tuple(amounts)})
     return _parse_clause(clause, skill_phrases)
+
+
+_FOR_COUNT = re.compile(r"\s+for\s+(?P<n>\S+)$")
+
+
+def _count_word(word: str) -> float | None:
+    """The number a word says ("4", "four"), if it is one."""
+    said = find_quantities(f"{word} times")
+    return said[0].value if len(said) == 1 and said[0].text.split()[0] == word else None
 
 
 _NAMED_BEFORE = re.compile(
@@ -519,7 +569,8 @@ def _parse_reading(clause: str, skill_phrases: Collection[str]) -> Intent | None
     for action, pattern in grammar.particles:  # "pull the drawer open": the particle says what the verb is
         if (particle := pattern.match(clause)) is not None:
             return _intent(action, clause, particle.groupdict())
-    act_verb = _act_verb(clause, skill_phrases)
+    started = _act_start(clause, skill_phrases)
+    act_verb = started[0] if started is not None else None
     form_verb = grammar.verb_re.match(clause)
     if act_verb is not None and (form_verb is None or len(act_verb) > len(form_verb.group("v"))):
         # "take a look at the gauge" is a look, not a take: the longer verb phrase decides.
@@ -549,12 +600,36 @@ def find_numbers_in(word: str) -> bool:
     return word.isdigit() or bool(find_quantities(f"{word} times"))
 
 
+def _modified_phrase(clause: str, skill_phrases: Collection[str]) -> tuple[str, str] | None:
+    """ "set the kitchen table for four" by a skill's phrase "set the table": (the phrase, what follows its
+    verb: "the kitchen table for four"), when the clause names the phrase's noun with words before it."""
+    for phrase in sorted(skill_phrases, key=len, reverse=True):
+        said = re.fullmatch(r"(?P<v>.+?) the (?P<n>[a-z]+)", phrase)
+        if said is None:
+            continue
+        found = re.match(rf"^{re.escape(said['v'])}\s+(?P<rest>the\s+(?:[a-z_]+\s+){{1,2}}{said['n']}\b.*)$", clause)
+        if found is not None:
+            return phrase, found["rest"]
+    return None
+
+
+def _act_start(clause: str, skill_phrases: Collection[str]) -> tuple[str, str] | None:
+    """The act verb phrase a clause starts with and what follows it: the longest phrase said outright, or a
+    skill's phrase whose noun the clause names with words before it ("set the kitchen table": "set the
+    table"), whichever is longer."""
+    verb = _act_verb(clause, skill_phrases)
+    modified = _modified_phrase(clause, skill_phrases)
+    if modified is not None and (verb is None or len(modified[0]) > len(verb)):
+        return modified
+    return None if verb is None else (verb, clause[len(verb) :].strip())
+
+
 def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     """The act form: "go to the kitchen", "wipe the table", "turn off the light", "read the gauge"."""
-    verb = _act_verb(clause, skill_phrases)
-    if verb is None:
+    started = _act_start(clause, skill_phrases)
+    if started is None:
         return None
-    rest = clause[len(verb) :].strip()
+    verb, rest = started
     if _compiled().unsupported.search(rest):
         return None  # "next to the plate": a relation no skill makes; not guessed at ("come along with" is a verb)
     people = "|".join(_alternatives(load_lexicon().people))
@@ -683,6 +758,60 @@ _TOWER_END = re.compile(
 )
 _EVERY_CUBE = "all the cubes"
 """What "build a tower" with nothing named is built of."""
+
+
+_IF_STATE = re.compile(
+    r"^if\s+(?P<x>.+?)\s+(?:is|s|are|re|isn t|aren t)(?P<neg>\s+not|(?<=n t))?\s+(?:still\s+)?"
+    r"(?P<state>open|opened|closed|shut|empty)$"
+)
+_IF_HOLDING = re.compile(
+    r"^if\s+(?:you\s+(?:ve\s+got|have\s+got|have|got|re\s+holding|are\s+holding|re\s+carrying|are\s+carrying|hold)"
+    r"|there\s+s|there\s+is)\s+(?:something|anything|an\s+object|stuff)"
+    r"(?:\s+(?:in|on)\s+(?:your|the)\s+(?:hand|hands|gripper|fingers))?$"
+)
+_HAND = re.compile(r"^(?:your|the)\s+(?:hand|hands|gripper|fingers)$")
+_OPPOSITE = {"open": "closed", "closed": "open", "holding": "empty", "empty": "holding"}
+
+
+def _condition(clause: str) -> Condition | None:
+    """ "if the drawer is closed", "if you ve got something in your hand": a condition on the world's state."""
+    if _IF_HOLDING.match(clause):
+        return Condition(subject=None, state="holding", clause=clause)
+    found = _IF_STATE.match(clause)
+    if found is None:
+        return None
+    state = {"opened": "open", "shut": "closed"}.get(found["state"], found["state"])
+    subject: str | None = found["x"]
+    if _HAND.match(found["x"]):
+        if state != "empty":
+            return None
+        subject = None  # "if your hand is empty"
+    elif state == "empty":
+        return None  # "if the bin is empty": no world state here says so
+    if found["neg"] is not None:
+        state = _OPPOSITE[state]
+    return Condition(subject=subject, state=state, clause=clause)
+
+
+_PARTY = re.compile(
+    r"^(?:(?:tonight|today|tomorrow|for (?:lunch|dinner|breakfast))\s+)?"
+    r"(?:we\s+(?:re|are|will be|ll be)|there\s+(?:are|will be|ll be))"
+    r"\s+(?P<n>\S+)(?:\s+(?:of us|people|persons|guests))?(?:\s+(?:for|at)\s+(?:lunch|dinner|breakfast|tea|supper))?"
+    r"(?:\s+(?:tonight|today|tomorrow))?$"
+)
+"""A statement of how many people there are ("we re four for lunch", "there will be 6 of us")."""
+
+
+def _party(clause: str) -> Quantity | None:
+    """How many people a statement says there are, as a count, if it says so."""
+    found = _PARTY.match(clause)
+    value = _count_word(found["n"]) if found is not None else None
+    if found is None or value is None:
+        return None
+    return Quantity(value=value, unit=COUNT, kind=COUNT, span=found.span("n"), text=f"{found['n']} people")
+
+
+_THERE = frozenset({"there", "over there", "in there", "out there"})
 
 
 _QUESTION = re.compile(r"\b(?:what|where|which|who|why|how|is|are|do|does|can|could)\b")
@@ -844,6 +973,8 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     why = len(_parts(split_clauses(text[: consequence.start()], skill_phrases), skill_phrases)) if consequence else 0
     leads = _leads(skill_phrases)
     topic: _Topic | None = None  # what "it" means after "the bin is full, ..." or "fridge, ..."
+    condition: Condition | None = None  # the "if" the next request is said under
+    counted: Quantity | None = None  # how many people a statement said there are, for the next request
     described = False
     for number, clause in enumerate(parts):
         near = _CLOSENESS.sub("", clause).strip()  # "take a close-up photo of the pump": approach it first
@@ -852,23 +983,35 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             near = near[: away.start()]  # "photograph the thermometer from half a metre away": from there
         close, clause = (near != clause), " ".join(near.split())
         intent = parse_clause(clause, skill_phrases)
+        if (said := _condition(clause)) is not None and number + 1 < len(parts):
+            condition = said  # "if the drawer is closed, open it first": the next clause is said under it
+            if said.subject is not None:
+                topic = _Topic(said.subject, needed=False)  # what "it" means in that clause
+            continue
         if intents and (order := _order_said(clause)) is not None:
             intents[-1] = intents[-1].model_copy(update={"order": order})  # "..., going from left to right"
             continue
         if _LEAVE_BE.match(clause):
             continue  # "leave the blue one where it is": nothing to do for it
-        if intents and (unit := _UNIT_ONLY.match(clause)) and intents[-1].object is not None:
+        if intents and (unit := unit_said(clause)) and not unit[0] and intents[-1].object is not None:
             last = intents[-1]  # "read the red gauge there, in bar": the unit of the clause before
-            intents[-1] = last.model_copy(update={"object": f"{last.object} in {unit.group('unit')}"})
+            intents[-1] = last.model_copy(update={"object": f"{last.object} in {unit[1]}"})
             continue
         if intent is None and intents and (more := _more_of_act(clause, intents[-1], skill_phrases)) is not None:
             intents[-1] = more  # "patrol the control room then corridor b": one list, as "A and B"
             continue
+        if intent is None and topic is not None and (there := re.search(r"\s+(?:over\s+)?there$", clause)):
+            intent = parse_clause(f"{clause[: there.start()]} to {topic.phrase}", skill_phrases)  # "..., go there"
+        intent = intent or _wished_request(clause, skill_phrases)
         intent = intent or _elided(clause, intents[-1] if intents else None, leads)
         if intent is None and number + 1 < len(parts):  # "grasp and lift the red block": the object is shared
             after = parse_clause(parts[number + 1], skill_phrases)
             if after is not None and after.object is not None:
                 intent = parse_clause(f"{clause} {after.object}", skill_phrases)
+        if intent is None and (party := _party(clause)) is not None:
+            counted = party  # "we re four for lunch, lay the table": how many, for the request after it
+            described = True
+            continue
         if intent is None and (about := _subject(clause, leads, last=number + 1 == len(parts))) is not None:
             if topic is None or object_phrase(about.phrase) is not None:  # "see the cube? it s the small one"
                 topic = about._replace(needed=about.needed and number >= why)  # a reason need not be used
@@ -893,7 +1036,15 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
         if intent is None:
             raise TaskNotUnderstood(task, clause)
         if topic is not None:
-            if intent.object is None and not intent.bare and intent.action is not IntentAction.HOME:
+            if intent.object in _THERE:  # "corridor b, go there": the place just said
+                intent = intent.model_copy(update={"object": topic.phrase})
+            elif (
+                topic.needed
+                and intent.object is not None
+                and _ARTICLE.sub("", intent.object) == _ARTICLE.sub("", topic.phrase)
+            ):
+                pass  # "the hallway, go to the hallway": the topic, named again
+            elif intent.object is None and not intent.bare and intent.action is not IntentAction.HOME:
                 intent = intent.model_copy(update={"object": topic.phrase})
             elif intent.action is IntentAction.PUT and intent.target is None and intent.relation is not None:
                 # "the drawer is open, put the green cube inside of it": 'it' is what the statement was about
@@ -901,6 +1052,10 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             elif topic.needed:  # "i want the red cube, go home": the wish would be lost
                 raise TaskNotUnderstood(task, parts[number - 1])
             topic = None
+        if condition is not None:
+            intent, condition = intent.model_copy(update={"condition": condition}), None
+        if counted is not None and not any(q.unit == COUNT for q in intent.quantities):
+            intent, counted = intent.model_copy(update={"quantities": (*intent.quantities, counted)}), None
         if close and intent.object is not None:
             approach = Intent(action=IntentAction.ACT, clause=clause, verb="approach", object=intent.object)
             intents.append(approach.model_copy(update={"quantities": standoff}))
@@ -908,6 +1063,8 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             # "grasp the drawer handle and open it": the skill on the drawer grasps its handle itself
             intents[-1] = intent.model_copy(update={"object": _whole_of(intents[-1].object)})
             continue
+        if intents and _restates(intents[-1], intent, parts[number - 1]):
+            continue  # "whats the temp on the thermometer, can you read it": the question, asked again
         if intents and (merged := merge_pick(intents[-1], intent)) is not None:
             intents[-1] = merged
         else:
@@ -921,9 +1078,17 @@ _ORDER_SAID = re.compile(
     r"^(?:(?:going|working|moving|starting|go|work|move|start|one by one|in order|in turn)\s+)?(?:from\s+)?"
     r"(?:your\s+|the\s+)?"
     r"(?P<first>left|right|nearest|closest|farthest|furthest)(?:\s+one)?(?:\s+(?:most|side))?\s+"
-    r"(?:to|first|then)(?:\s+(?:your\s+|the\s+)?(?P<last>left|right|farthest|furthest|nearest|closest))?$"
+    r"(?:to|first|then)(?:\s+(?:your\s+|the\s+)?(?:left|right|farthest|furthest|nearest|closest))?$"
 )
-_ORDERS = {"left": "left_to_right", "right": "right_to_left", "nearest": "nearest_first", "closest": "nearest_first"}
+_ORDERS = {
+    "left": "left_to_right",
+    "right": "right_to_left",
+    "nearest": "nearest_first",
+    "closest": "nearest_first",
+    "farthest": "farthest_first",
+    "furthest": "farthest_first",
+}
+"""The order its first end names: "from the left to the right" starts at the left."""
 _LEAVE_BE = re.compile(
     r"^(?:and\s+)?leave\s+(?:the|that|this|those|these|my)\s+.+?\s+"
     r"(?:where\s+(?:it|they)\s+(?:is|are|s|re)|alone|as\s+(?:it|they)\s+(?:is|are)|be|in place)$"
@@ -935,11 +1100,9 @@ def _order_said(clause: str) -> str | None:
     found = _ORDER_SAID.match(clause)
     if found is None:
         return None
-    first = found.group("first")
-    return _ORDERS.get(first, "farthest_first")
+    return _ORDERS[found.group("first")]
 
 
-_UNIT_ONLY = re.compile(r"^(?:in|units?|unit of)\s+(?P<unit>[a-z°]+)$")
 _DO_AGAIN = re.compile(r"^(?:do|repeat)\s+(?:that|it|this|the same(?:\s+thing)?)(?:\s+(?P<rest>.+))?$")
 
 
@@ -1078,7 +1241,7 @@ def merge_pick(first: Intent, second: Intent) -> Intent | None:
 
 
 _CLOSENESS = re.compile(
-    r"\b(?:close-up|close up|closeup|close-range|close range|tight|detail|detailed|close)"
+    r"\b(?:closeup|close-up|close up|close-range|close range|tight|detail|detailed|close)"
     r"(?=\s+(?:photo|photos|picture|pictures|pic|shot|image|snapshot|view|look|inspection|reading|of)\b)"
     r"|\s+(?:from\s+)?(?:up close|very close|really close|close by|very near|up near)$|\s+from\s+(?:close|near)$"
 )
@@ -1096,6 +1259,32 @@ _CONDITION = frozenset({"when", "if", "until", "while", "unless", "before", "aft
 class _Topic(NamedTuple):
     phrase: str
     needed: bool  # a wish or a bare noun phrase: the next clause must use it, or the task is not understood
+
+
+_QUESTION = re.compile(r"^(?:what|whats|what s|how|which|where)\b")
+
+
+def _restates(before: Intent, intent: Intent, asked: str) -> bool:
+    """Whether ``intent`` ("can you read it") only asks again what the question before it asked ("whats the
+    temp on the thermometer"): the same verb on "it", with nothing more said."""
+    return (
+        _QUESTION.match(asked) is not None
+        and intent.verb == before.verb
+        and intent.action is before.action
+        and intent.object is None
+        and not intent.quantities
+        and intent.target is None
+    )
+
+
+def _wished_request(clause: str, skill_phrases: Collection[str]) -> Intent | None:
+    """ "i need a photo of v12", "i d like a scan of shelf a": a wish whose object is itself a request (what a
+    skill's noun names), read as that request; None when what is wished for is a thing ("i want the mug")."""
+    for wish in sorted(load_lexicon().wishes, key=len, reverse=True):
+        if clause.startswith(wish + " "):
+            wanted = parse_clause(clause[len(wish) :].strip(), skill_phrases)
+            return wanted if wanted is not None and wanted.object is not None else None
+    return None
 
 
 def _subject(clause: str, leads: Collection[str], *, last: bool) -> _Topic | None:

@@ -49,9 +49,14 @@ def default_gguf() -> Path:
     return path
 
 
+def runtime_available() -> bool:
+    """Whether the model runtime (llama.cpp's server, via xllamacpp) is installed: enough for one's own GGUF."""
+    return importlib.util.find_spec("xllamacpp") is not None
+
+
 def server_available() -> bool:
     """Whether the model runtime and the default model are installed."""
-    return importlib.util.find_spec("xllamacpp") is not None and importlib.util.find_spec(SMOLLM2_PACKAGE) is not None
+    return runtime_available() and importlib.util.find_spec(SMOLLM2_PACKAGE) is not None
 
 
 def health_url(api_base: str) -> str:
@@ -101,7 +106,7 @@ class LocalModelServer:
         gguf = self.gguf or default_gguf()
         if not gguf.is_file():
             raise LocalModelError(f"model file {gguf} does not exist")
-        if importlib.util.find_spec("xllamacpp") is None:
+        if not runtime_available():
             raise LocalModelError(f"package xllamacpp is not installed; {INSTALL_HINT}")
         command = [sys.executable, "-m", "bt_executive.llm.serving.llama_process", "--gguf", str(gguf)]
         command += ["--port", str(self.port), "--alias", self.alias, "--context", str(self.context)]
