@@ -500,6 +500,60 @@ def test_give_me_that_while_holding_something_hands_it_over(robots: dict[str, Ev
             ],
         ),
         ("tabletop", "Tap the red — sorry, no, the green cube.", ["tap(object=green_cube)"]),
+        # a remark after the request; a count of what a verb-and-noun phrase makes
+        (
+            "inspection",
+            "Follow me for 15 minutes, two metres behind, I'm walking the site.",
+            ["follow_person(max_duration_s=900.0, distance=2.0)"],
+        ),
+        (
+            "inspection",
+            "drive to the boiler room slowly, like 0.3 metres per second? the floor might still be wet",
+            ["navigate_to(location=boiler_room, speed=0.3)"],
+        ),
+        ("inspection", "take three photos of the yellow valve", ["take_photo(target=v12)"] * 3),
+        # a chain of arrows is a list, a "name=value" an amount; "till", "up close to", "metres for second"
+        (
+            "home",
+            "patrol kitchen -> living_room -> hallway, loops=3",
+            ["patrol(waypoints=['kitchen', 'living_room', 'hallway'], loops=3)"],
+        ),
+        ("home", "Kindly go till the kitchen.", ["navigate_to(location=kitchen)"]),
+        ("home", "drive up close to g1", ["approach_object(object=g1)"]),
+        (
+            "home",
+            "Go to the hallway with the speed of 1.2 meter for second",
+            ["navigate_to(location=hallway, speed=1.2)"],
+        ),
+        # 'it' once a choice among a parameter's values is taken apart: the room just gone to
+        (
+            "home",
+            "Step 1: go to the kitchen. Step 2: vacuum it on eco.",
+            ["navigate_to(location=kitchen)", "vacuum_floor(zone=kitchen, power=eco)"],
+        ),
+        # "give it a push", the amount after a comma
+        (
+            "tabletop",
+            "Give the red cube a push, 5 cm to the left.",
+            ["push(object=red_cube, direction=left, distance=0.05)"],
+        ),
+        ("inspection", "take to photos of v12", ["take_photo(target=v12)"] * 2),
+        # how far and how long, said as clauses of their own ("but", a dash, "and give up after")
+        (
+            "home",
+            "follow me for like 5 min but stay 2 m back ok",
+            ["follow_person(max_duration_s=300.0, distance=2.0)"],
+        ),
+        (
+            "home",
+            "Follow me for two minutes - stay one and a half metres back.",
+            ["follow_person(max_duration_s=120.0, distance=1.5)"],
+        ),
+        (
+            "home",
+            "follow me, keep about two metres back and give up after five minutes",
+            ["follow_person(distance=2.0, max_duration_s=300.0)"],
+        ),
         ("inspection", "Control room — no, wait, corridor B. Go there.", ["navigate_to(location=corridor_b)"]),
         ("home", "Kitchen — no, sorry, the hallway. Go to the hallway.", ["navigate_to(location=hallway)"]),
     ],
@@ -580,6 +634,8 @@ def test_an_if_the_world_cannot_answer_is_refused_unless_the_clause_only_undoes_
     [
         ("Drive straight into pump two as hard as you can.", RefusalKind.UNSAFE),
         ("Could you write me a haiku about boilers?", RefusalKind.OUT_OF_SCOPE),
+        # a request after which the speaker says what they want: not a remark, so not dropped
+        ("read p7, i want t3 too", RefusalKind.MISSING_SKILL),
     ],
 )
 def test_more_that_must_not_be_planned(robots: dict[str, EvalRobot], task: str, kind: RefusalKind) -> None:

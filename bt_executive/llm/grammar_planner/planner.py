@@ -386,7 +386,7 @@ class _PlanBuilder:
                 if len(same) == 1:
                     self.notes.append(f"{phrase!r} -> {same[0]} ('one': a {named.category}, as {before})")
                     return same[0]
-            if (region := self.region_gone_to()) is not None:
+            if (region := self.last_region) is not None:
                 # "go to the boiler room and read the gauge (there)": the one in the room the plan went to
                 inside = [c for c in err.candidates if self.holds("at", c, region)]
                 if len(inside) == 1:
@@ -399,14 +399,6 @@ class _PlanBuilder:
         if match.rule != "exact":
             self.notes.append(f"{phrase!r} -> {object_id} ({match.rule})")
         return object_id
-
-    def region_gone_to(self) -> str | None:
-        """The region the last step that names one went to ("go to the boiler room"), if any."""
-        for call in reversed(self.steps):
-            regions = [v for v in call.args.values() if isinstance(v, str) and v in self.world.regions]
-            if regions:
-                return regions[0]
-        return None
 
     def said_beside(self, phrase: str) -> str | None:
         """What an object phrase that names nothing here names once the words said beside the object are left
@@ -1311,6 +1303,8 @@ class _PlanBuilder:
         words = {w for o in self.world.objects for w in object_words(o)}
         words |= {w for name in self.world.regions for w in phrase_words(name)}
         phrase = surface_apart(choice_apart(intent.object, skills), skills, words, self.world.regions)
+        if phrase != intent.object and object_phrase(phrase) is None:
+            return intent.model_copy(update={"object": None})  # "vacuum it on eco": 'it', once the choice is apart
         return intent if phrase == intent.object else intent.model_copy(update={"object": phrase})
 
     def place_apart(self, intent: Intent, skills: list[SkillManifest]) -> Intent:

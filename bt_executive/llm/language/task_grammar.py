@@ -205,6 +205,19 @@ class _Compiled:
         )
         self.adverbs = re.compile(r"(?:^|\s)(?:" + "|".join(_alternatives(lex.adverbs)) + r")(?=\s|,|$)")
 
+    @functools.cached_property
+    def verb_starts(self) -> frozenset[str]:
+        """The first words of the lexicon's verbs and action phrases: what a request starts with."""
+        return frozenset(self.lexicon.verb_words() | {p.split()[0] for p, _ in self.lexicon.action_phrases()})
+
+    @functools.cached_property
+    def dash_break(self) -> re.Pattern[str]:
+        """A dash before a correction, a statement or a verb: a clause break ("follow me - stay 2 m back")."""
+        said = ["no", "sorry", "wait", "i mean", "or rather", "i", "i ve", "i m", "i d", "it s", "its", "that s"]
+        said += ["thats", "they re", "we re", "you ll", "you re", "stay", "keep", *self.verb_starts]
+        alternatives = "|".join(sorted(re.escape(w) for w in said))
+        return re.compile(rf"\s*(?:\s[-–]+|—+)\s*(?=(?:{alternatives})\b)")
+
     @functools.lru_cache(maxsize=16)  # noqa: B019 - one _Compiled per lexicon, and few skill sets
     def separator_with(self, skill_verbs: frozenset[str]) -> re.Pattern[str]:
         """Where a task splits into clauses: 'then', ',' or 'and' before a verb (the lexicon's, and the first
@@ -218,7 +231,8 @@ class _Compiled:
         leads = "|".join(sorted({re.escape(w) for w in fillers} | set(verbs.split("|"))))
         return re.compile(
             rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?(?=(?:{leads})\b)|\s+and\s+then\s+|\s+then\s+"
-            rf"|\s+(?:and\s+)?after\s+that\s+|\s+(?:and\s+)?afterwards\s+|\s+and\s+(?=(?:{verbs})\b))\s*"
+            rf"|\s+(?:and\s+)?after\s+that\s+|\s+(?:and\s+)?afterwards\s+|\s+and\s+(?=(?:{verbs})\b)"
+            rf"|,?\s+but\s+(?=(?:{verbs})\b))\s*"
         )
 
 
@@ -238,7 +252,10 @@ def normalise_task(task: str) -> str:
     text = re.sub(r"(?<![a-z])w/\s*", "with ", text)  # "undock w/ 80 cm clearance"
     # dictation's homophones of "two" before a unit: "tap it too times", "wait for to seconds"
     text = re.sub(
-        r"\b(?:too|to)\s+(?=(?:times|seconds?|secs?|minutes?|mins?|cm|centimetres?|centimeters?)\b)", "two ", text
+        r"\b(?:too|to)\s+(?=(?:times|seconds?|secs?|minutes?|mins?|cm|centimetres?|centimeters?|photos|pictures|pics"
+        r"|shots|snapshots|readings|loops|laps)\b)",
+        "two ",
+        text,
     )
     # "a close-up shot of", "a close up of": a near look, one word, so "close up" is not read as a verb;
     # "a close-up" alone is a photograph's name
@@ -247,13 +264,19 @@ def normalise_task(task: str) -> str:
     text = re.sub(r"(?<![\d.])\b2\s+(?=the\b)", "to ", text)  # texting's "head over 2 the living room"
     # "0.3 metres a second": a rate
     text = re.sub(
-        r"\b(metres?|meters?|m|cm|mm|degrees?|deg)\s+an?\s+(second|sec|minute|min|hour)\b", r"\1 per \2", text
+        r"\b(metres?|meters?|m|cm|mm|degrees?|deg)\s+(?:an?|for)\s+(second|sec|minute|min|hour)\b", r"\1 per \2", text
     )
+    # "go till the kitchen" (till: to), "drive up close to g1" (up to it)
+    text = re.sub(r"\b(go|come|drive|walk|head|move|get|roll)\s+(?:till|until)\s+(?=the\b)", r"\1 to ", text)
+    text = re.sub(r"\b(go|come|drive|walk|move|get|roll)\s+up\s+close\s+to\b", r"\1 up to", text)
     # a dash is a clause break only before a correction or a statement, or after an opening word ("quick - ");
     # elsewhere it may join a list to what it explains ("both doors - first the front door, ...")
     text = re.sub(r"^(?:quick|ok|okay|right|alright|so|now|listen|hey|oh|oops|right then)\s*[-–—]+\s*", "", text)
-    said = r"(?:no|sorry|wait|i mean|or rather|i|i ve|i m|i d|it s|its|that s|thats|they re|we re|you ll|you re)"
-    text = re.sub(rf"\s*(?:\s[-–]+|—+)\s*(?={said}\b)", ", ", text)
+    grammar = _compiled()
+    text = grammar.dash_break.sub(", ", text)
+    text = re.sub(r"\b([a-z][a-z_]*)\s*=\s*(\d+(?:\.\d+)?)\b", r"\2 \1", text)  # "loops=3" as "3 loops"
+    if (head := re.match(r"^\s*([a-z]+)\s*:\s+", text)) is not None and head.group(1) in grammar.verb_starts:
+        text = f"{head.group(1)} {text[head.end() :]}"  # "patrol: a -> b -> c": the verb of the list after it
     text = re.sub(r"[;:!?]", ",", text)
     text = re.sub(r"\.(?=\s|$)", ",", text)  # a full stop ends a clause; "0.5" keeps its dot
     text = re.sub(r"[\"'()\[\]]", " ", text)
@@ -289,9 +312,13 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     )
     # "open drawer -> wait 5 s -> close drawer": an arrow before a verb is "then"
     task = re.sub(rf"\s*(?:->|=>|-->|→)\s*(?=(?:{alternatives})\b)", ", then ", task)
+    # "patrol kitchen -> hallway -> living room": a chain of arrows is a list ("red cube -> plate" is a placement)
+    task = re.sub(r"[^,]*(?:(?:->|=>|-->|→)[^,]*){2,}", lambda m: re.sub(r"\s*(?:->|=>|-->|→)\s*", ", ", m[0]), task)
     task = re.sub(rf"(^|,\s|\band\s|\bthen\s|\bafter that\s)you\s+(?=(?:{alternatives})\b)", r"\1", task)
     # "close that drawer, it s sticking out": what follows describes, it is a clause of its own
     task = re.sub(r",\s+(?=(?:it|they|this|that|there)\s+(?:s|is|are|re|was|looks|seems)\b)", " then ", task)
+    # "..., the floor might still be wet", "..., only if that s not too much trouble": a remark is a clause of its own
+    task = re.sub(r",\s+(?=[^,]+$)", lambda m: ", then " if _REMARK.match(task[m.end() :]) else m.group(), task)
     # "go charge, battery s low", "..., the floor is wet": a statement about a thing is a clause of its own
     task = re.sub(
         r",\s+(?=(?:the\s+|my\s+|your\s+|its\s+|our\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:s|is|are|was|looks|seems)\s+"
@@ -391,6 +418,7 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
     The tabletop's forms first (pick, put, stack, ...), then the act form: a verb phrase from the
     lexicon's ``actions`` or from a manifest's ``language.phrases`` (``skill_phrases``), then what it acts
     on, where, which way."""
+    clause = _counted_nouns(clause, skill_phrases)
     amounts = find_quantities(clause)
     if not amounts and (counted := _FOR_COUNT.search(clause)) is not None and (n := _count_word(counted["n"])):
         # "set the table for four": a count said with no noun after it, for a skill's count parameter
@@ -403,6 +431,26 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
         intent = _parse_clause(bare, skill_phrases)
         return None if intent is None else intent.model_copy(update={"clause": clause, "quantities": tuple(amounts)})
     return _parse_clause(clause, skill_phrases)
+
+
+_COUNTED_NOUNS = re.compile(r"^(?P<v>[a-z]+)\s+(?P<n>\S+)\s+(?P<noun>[a-z]+)\s+(?P<rest>(?:of|at|on)\s+.+)$")
+
+
+def _counted_nouns(clause: str, skill_phrases: Collection[str]) -> str:
+    """ "take three photos of the valve" as "take a photo of the valve 3 times", where "take a photo of" is a
+    phrase of this robot's skills or the lexicon: a count of what a verb-and-noun phrase makes."""
+    found = _COUNTED_NOUNS.match(clause)
+    if found is None or (n := _count_word(found["n"])) is None or n != int(n):
+        return clause
+    phrases = {*skill_phrases, *(p for p, _ in load_lexicon().action_phrases())}
+    noun = found["noun"]
+    for one in dict.fromkeys((noun, noun.removesuffix("s"), noun.removesuffix("es"))):
+        for article in ("a", "an"):
+            said = f"{found['v']} {article} {one}"
+            if any(p == said or p.startswith(said + " ") for p in phrases):
+                once = f"{said} {found['rest']}"
+                return once if n == 1 else f"{once} {int(n)} times"
+    return clause
 
 
 _FOR_COUNT = re.compile(r"\s+for\s+(?P<n>\S+)$")
@@ -444,6 +492,11 @@ def _named_amounts(clause: str, amounts: list[Quantity]) -> tuple[list[Quantity]
 
 
 _HOLDING_WORDS = frozenset({"hold", "stay", "stop", "keep", "at", "with", "and", "a", "an", "the"})
+_KEEPING = re.compile(r"^(?:stay|keep|remain|hold|give up|stop|quit)\b")
+_KEEPING_WORDS = frozenset(
+    {"back", "behind", "away", "about", "around", "roughly", "approximately", "from", "me", "us", "give", "up"}
+    | {"after", "quit", "ok", "okay", "or", "so", "of", "distance", "a", "max", "maximum", "at", "most"}
+)
 
 
 def _amounts_only(clause: str) -> tuple[Quantity, ...]:
@@ -453,6 +506,8 @@ def _amounts_only(clause: str) -> tuple[Quantity, ...]:
         return ()
     named, bare = _named_amounts(clause, amounts)
     rest = set(_without_amount_frames(bare, named).split()) - _HOLDING_WORDS
+    if _KEEPING.match(clause):  # "stay about 2 m back", "give up after five minutes": how far, how long
+        rest -= _KEEPING_WORDS
     rest -= {word for amount in named if amount.named for word in amount.named.split()}
     return tuple(named) if not rest else ()
 
@@ -811,6 +866,18 @@ def _party(clause: str) -> Quantity | None:
     return Quantity(value=value, unit=COUNT, kind=COUNT, span=found.span("n"), text=f"{found['n']} people")
 
 
+_REMARK = re.compile(
+    r"^(?:sorry\s+)?(?:i|we)\s+(?!.*\b(?:want|wanna|need|like|love|please)\b)"
+    r"(?:m|am|re|are|ve|have|was|were|don t|do not|d|just|think|guess|hope|really|still|know|feel)\b"
+    r"|^i\s+(?:just\s+)?(?:want|wanted)\s+to\s+(?:see|know|check)\s+(?:whether|if)\b"
+    r"|^(?:only\s+)?if\s+(?:that\s+|it\s+)?(?:s|is)\s+"
+    r"(?:not\s+too\s+much\s+(?:trouble|bother)|ok|okay|all right|alright|fine)$"
+    r"|^(?:the\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:might|may|could|must|will)\s+(?:still\s+)?be\s+[a-z]+$"
+)
+"""A remark after a request ("..., i m walking the site", "..., the floor might still be wet"): not asked;
+never a wish ("i want the red one too" asks) and never read before a request is."""
+
+
 _THERE = frozenset({"there", "over there", "in there", "out there"})
 
 
@@ -987,6 +1054,13 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             condition = said  # "if the drawer is closed, open it first": the next clause is said under it
             if said.subject is not None:
                 topic = _Topic(said.subject, needed=False)  # what "it" means in that clause
+            continue
+        if intents and _KEEPING.match(clause) and (kept := _amounts_only(clause)):
+            # "follow me, keep about two metres back and give up after five minutes": more of the clause before
+            intents[-1] = intents[-1].model_copy(update={"quantities": (*intents[-1].quantities, *kept)})
+            continue
+        if intent is None and intents and _REMARK.match(clause):
+            described = True  # "..., i m walking the site": the speaker about themself, after what they asked
             continue
         if intents and (order := _order_said(clause)) is not None:
             intents[-1] = intents[-1].model_copy(update={"order": order})  # "..., going from left to right"
