@@ -531,6 +531,31 @@ def test_give_me_that_while_holding_something_hands_it_over(robots: dict[str, Ev
             "Step 1: go to the kitchen. Step 2: vacuum it on eco.",
             ["navigate_to(location=kitchen)", "vacuum_floor(zone=kitchen, power=eco)"],
         ),
+        # a tower of three said bottom to top; "a hundred and twenty"
+        (
+            "tabletop",
+            "Stack all three cubes into one tower, green at the bottom, then blue, red on top.",
+            ["stack(object=blue_cube, base=green_cube)", "stack(object=red_cube, base=blue_cube)"],
+        ),
+        (
+            "tabletop",
+            "Pick up the red cube and pour it into the bowl with a tilt of a hundred and twenty degrees.",
+            ["pick(object=red_cube)", "pour(source=red_cube, target=bowl, tilt_deg=120.0)"],
+        ),
+        # a possessive ("its barcode") by a skill's phrase; dictation's "read" for red; an amount "of" its name
+        (
+            "inspection",
+            "Go up to the label on shelf A, scan its barcode, then photograph it.",
+            [
+                "approach_object(object=label_l4)",
+                "read_label(object=label_l4, code=barcode)",
+                "take_photo(target=label_l4)",
+            ],
+        ),
+        ("inspection", "whats the pressure reading on the read gauge", ["read_gauge(gauge=boiler_gauge)"]),
+        ("inspection", "undock with a full metre of clearance", ["undock(clearance=1.0)"]),
+        # being told what a reading read is the reading
+        ("inspection", "read the thermometer and tell me what it says", ["read_gauge(gauge=t3)"]),
         # "give it a push", the amount after a comma
         (
             "tabletop",
@@ -599,6 +624,7 @@ def test_more_ways_of_writing_plan_as_meant(
             "Be a dear and tuck the green cube away in the drawer - I've left it open for you.",
             ["pick(object=green_cube)", "place_on(target=drawer)"],
         ),
+        (Scenario(holding="red_cube"), "tip whatever ur holding into the bowl", ["pour(source=red_cube, target=bowl)"]),
         # a particle verb with its object between
         (Scenario(drawer_open=True), "shove the drawer shut", ["close_drawer(drawer=drawer)"]),
         # "get ... out" of the drawer it lies in
@@ -642,3 +668,10 @@ def test_more_that_must_not_be_planned(robots: dict[str, EvalRobot], task: str, 
     with pytest.raises(PlannerRefused) as refused:
         AutoPlanner(robots["inspection"].registry).plan(task, robots["inspection"].world)
     assert refused.value.kind is kind
+
+
+def test_a_tower_said_bottom_to_top_is_read_only_for_three(robots: dict[str, EvalRobot]) -> None:
+    """A bottom and a top fix the middle of three; of more, the order between them is left open, so not read."""
+    robot = robots["tabletop"]
+    with pytest.raises(PlannerRefused):
+        AutoPlanner(robot.registry).plan("stack the cubes, red at the bottom, then green, blue on top", robot.world)

@@ -173,7 +173,7 @@ _ID_SAID = re.compile(r"^(?:.*?\s)?(?:id|with id|with the id|named|called|labell
 """An object phrase that says the object's id outright ("the charging dock id dock", "the gauge named p7")."""
 
 _HELD_PHRASE = re.compile(
-    r"\b(?:you are holding|you re holding|youre holding|you hold|you have|you ve got|you have got|you got|"
+    r"\b(?:you are holding|you re holding|youre holding|your holding|you hold|you have|you ve got|you have got|you got|"
     r"you are carrying|you carry|in your fingers|"
     r"in your (?:hand|gripper)|in the gripper|that is held|being held|held one|held|grasped|gripped|picked up)\b"
 )

@@ -280,7 +280,10 @@ class _Reader:
         # threshold 0: "two cm" is as much an amount as "twenty cm"; ordinals ("second") are never amounts.
         for found in find_numbers(self.tokens, "en", 0):
             if not found.is_ordinal:
-                self.numbers[int(found.start)] = (int(found.end), float(found.value))
+                start = int(found.start)
+                if start > 0 and self.low[start - 1] == "a" and self.low[start] in ("hundred", "thousand"):
+                    start -= 1  # "a hundred and twenty degrees": the "a" is the number's
+                self.numbers[start] = (int(found.end), float(found.value))
         self._bare_points()
 
     def _bare_points(self) -> None:

@@ -262,6 +262,7 @@ def normalise_task(task: str) -> str:
     text = re.sub(r"\bclose[- ]?ups?\b(?=\s+(?:of|from)\b)", "closeup photo", text)
     text = re.sub(r"\bclose[- ]?up\b(?=\s+[a-z]+\s+of\b)", "closeup", text)
     text = re.sub(r"(?<![\d.])\b2\s+(?=the\b)", "to ", text)  # texting's "head over 2 the living room"
+    text = re.sub(r"\b(the|a)\s+read\b(?=\s+[a-z])", r"\1 red", text)  # dictation's "the read gauge": red
     # "0.3 metres a second": a rate
     text = re.sub(
         r"\b(metres?|meters?|m|cm|mm|degrees?|deg)\s+(?:an?|for)\s+(second|sec|minute|min|hour)\b", r"\1 per \2", text
@@ -319,6 +320,13 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     task = re.sub(r",\s+(?=(?:it|they|this|that|there)\s+(?:s|is|are|re|was|looks|seems)\b)", " then ", task)
     # "..., the floor might still be wet", "..., only if that s not too much trouble": a remark is a clause of its own
     task = re.sub(r",\s+(?=[^,]+$)", lambda m: ", then " if _REMARK.match(task[m.end() :]) else m.group(), task)
+    # "read the thermometer and tell me what it says": being told is a clause of its own (lexicon: empty_clauses)
+    task = re.sub(
+        r"(?:,|\s+and)\s+(?=(?:tell|show)\s+(?:me|us)\s+what\b|(?:report|return)\s+(?:back\s+)?(?:the\s+)?"
+        r"(?:results?|readings?|values?|what)\b)",
+        ", then ",
+        task,
+    )
     # "go charge, battery s low", "..., the floor is wet": a statement about a thing is a clause of its own
     task = re.sub(
         r",\s+(?=(?:the\s+|my\s+|your\s+|its\s+|our\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:s|is|are|was|looks|seems)\s+"
@@ -418,7 +426,7 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
     The tabletop's forms first (pick, put, stack, ...), then the act form: a verb phrase from the
     lexicon's ``actions`` or from a manifest's ``language.phrases`` (``skill_phrases``), then what it acts
     on, where, which way."""
-    clause = _counted_nouns(clause, skill_phrases)
+    clause = _owned(_counted_nouns(clause, skill_phrases), skill_phrases)
     amounts = find_quantities(clause)
     if not amounts and (counted := _FOR_COUNT.search(clause)) is not None and (n := _count_word(counted["n"])):
         # "set the table for four": a count said with no noun after it, for a skill's count parameter
@@ -453,6 +461,25 @@ def _counted_nouns(clause: str, skill_phrases: Collection[str]) -> str:
     return clause
 
 
+_OWNED = re.compile(
+    r"^(?P<v>[a-z]+)\s+(?:(?P<its>its|their)|(?P<x>(?:the|this|that)\s+[a-z_]+(?:\s+[a-z_]+)?)\s+s)\s+"
+    r"(?P<n>[a-z]+)\b(?P<rest>.*)$"
+)
+
+
+def _owned(clause: str, skill_phrases: Collection[str]) -> str:
+    """ "scan its barcode", "scan the label s barcode" as "scan the barcode on it/the label", where "scan the
+    barcode on" is a phrase of this robot's skills or the lexicon."""
+    found = _OWNED.match(clause)
+    if found is None:
+        return clause
+    said = f"{found['v']} the {found['n']} on"
+    phrases = {*skill_phrases, *(p for p, _ in load_lexicon().action_phrases())}
+    if said not in phrases:
+        return clause
+    return f"{said} {'it' if found['its'] else found['x']}{found['rest']}"
+
+
 _FOR_COUNT = re.compile(r"\s+for\s+(?P<n>\S+)$")
 
 
@@ -466,7 +493,7 @@ _NAMED_BEFORE = re.compile(
     r"(?:(?:with|at|using|and|keeping|maintaining|set)\s+)?(?:a|an|the|its|your)\s+"
     r"(?P<name>[a-z]+(?:\s[a-z]+)?)\s+of\s*$"
 )
-_NAMED_AFTER = re.compile(r"^\s+(?P<name>[a-z]+)(?=\s*(?:,|$|\band\b|\bthen\b))")
+_NAMED_AFTER = re.compile(r"^\s+(?:of\s+)?(?P<name>[a-z]+)(?=\s*(?:,|$|\band\b|\bthen\b))")
 
 
 def _named_amounts(clause: str, amounts: list[Quantity]) -> tuple[list[Quantity], str]:
@@ -803,14 +830,16 @@ def _form(clause: str, skill_phrases: Collection[str] = ()) -> Intent | None:
 _TOWER = re.compile(
     r"^(?:(?:build|make|form|create)\s+(?:a\s+)?(?:tower|stack|pile)(?:\s+(?:of|with|from|out of|using)\s+"
     r"(?P<x>.+?))?|(?:stack|pile)\s+(?:up\s+)?(?P<y>.+?)(?:\s+up)?(?:\s+(?:on top of each other|on each other|"
-    r"into a (?:tower|stack|pile)))?|(?:arrange|put|place|organi[sz]e|set)\s+(?P<z>.+?)\s+(?:in|into|as)\s+"
-    r"(?:a\s+)?(?:tower|stack|pile))$"
+    r"into (?:a|one|a single) (?:tower|stack|pile)))?"
+    r"|(?:arrange|put|place|organi[sz]e|set)\s+(?P<z>.+?)\s+(?:in|into|as)\s+(?:a\s+)?(?:tower|stack|pile))$"
 )
 # "..., with the blue cube at the bottom", "... with the red one on top", "... with green as the base"
 _TOWER_END = re.compile(
     r"^(?P<rest>.+?),?\s+with\s+(?P<who>.+?)\s+(?:(?:at|on)\s+the\s+(?P<at>bottom|base|top)|as\s+the\s+"
     r"(?P<as>bottom|base|top)|on\s+(?P<on>top))$"
 )
+_THEM_ALL = frozenset({"all three", "all of them", "them all", "them", "all", "the three", "the lot", "all 3"})
+"""What names a tower's objects without a noun ("stack all three"): its default, every cube."""
 _EVERY_CUBE = "all the cubes"
 """What "build a tower" with nothing named is built of."""
 
@@ -908,6 +937,34 @@ def _verbless(clause: str) -> Intent | None:
 _FILL = re.compile(r"^(?:fill|load)\s+(?:up\s+)?(?P<y>.+?)\s+(?:up\s+)?with\s+(?P<x>.+)$")
 
 
+_PIECE = r"(?:the\s+)?(?P<{}>[a-z_]+(?:\s+(?:cube|block|one))?)"
+_ORDERED_TOWER = re.compile(
+    r"^(?P<head>(?:stack|pile|build|make)\b[^,]*),\s+(?:with\s+)?"
+    + _PIECE.format("bottom")
+    + r"\s+(?:at|on)\s+the\s+bottom"
+    r",?\s+(?:then\s+)?"
+    + _PIECE.format("middle")
+    + r"\s*,?\s+(?:and\s+)?(?:then\s+)?(?:with\s+)?"
+    + _PIECE.format("top")
+    + r"\s+(?:on\s+(?:the\s+)?top|at\s+the\s+top|last)$"
+)
+"""A tower of three said bottom to top: "stack all three cubes, green at the bottom, then blue, red on top"."""
+
+
+def ordered_tower(text: str) -> Intent | None:
+    """The tower of three a whole task asks for bottom to top, if it is one: its first and last say its bottom
+    and top, so the middle is what is left."""
+    found = _ORDERED_TOWER.match(text)
+    if found is None or not re.search(r"\b(?:three|3)\b", found["head"]):
+        return None  # of more than three, a bottom and a top leave the middle open
+    tower = _tower(found["head"])
+    if tower is None or tower.target is not None or not tower.tower:
+        return None
+    return tower.model_copy(
+        update={"clause": text, "target": object_phrase(found["bottom"]), "top": object_phrase(found["top"])}
+    )
+
+
 def _tower(clause: str) -> Intent | None:
     """A tower of the objects named (all the cubes when none is), when the clause asks for one and names no
     base outside it; "with X at the bottom" / "with X on top" say which of them starts or ends it."""
@@ -925,6 +982,8 @@ def _tower(clause: str) -> Intent | None:
     if stacked is not None and re.search(r"\s(?:on|onto|upon|atop|in|into)\s", f" {stacked} "):
         return None  # "pile the cubes up on the plate": a base is named, the stack form reads it
     named = match.group("x") or stacked or match.group("z")
+    if named in _THEM_ALL:  # "stack all three", "stack them all": of the tower's default kind, cubes
+        named = "all three cubes" if "three" in named or "3" in named else None
     phrase = object_phrase(named) if named is not None else _EVERY_CUBE
     if phrase is None:
         return None
@@ -1029,6 +1088,8 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     ``skill_phrases``: the verb phrases the robot's manifests add (``language.phrases``)."""
     grammar = _compiled()
     text = reorder_clauses(grammar.prefix.sub("", normalise_task(task) + " ").strip(), _object_of)
+    if (ordered := ordered_tower(text)) is not None:
+        return (ordered,)
     clauses = split_clauses(text, skill_phrases)
     if not clauses:
         raise TaskNotUnderstood(task, task)

@@ -52,6 +52,7 @@ from bt_executive.llm.language.task_grammar import (
     Intent,
     IntentAction,
     normalise_task,
+    ordered_tower,
     other_splits,
     parse_clause,
     split_clauses,
@@ -226,6 +227,8 @@ def task_clauses(task: str, world: WorldState, registry: SkillRegistry) -> TaskC
         return intent.object if intent is not None else None
 
     ordered = reorder_clauses(corrected(normalised, world, registry), object_of)
+    if ordered_tower(ordered) is not None:  # "stack all three, blue at the bottom, ...": one request
+        return TaskClauses(clauses=(ordered,), text=normalised, data=data)
     # "put X on Y and the red one in Z": two clauses, each with the verb, as the grammar plans them
     clauses = tuple(part for clause in split_clauses(ordered) for part in ungap(clause))
     return TaskClauses(clauses=clauses, text=normalised, data=data)
@@ -335,7 +338,7 @@ def _read_clause(
     """One clause: as the grammar parses it when it does (in the first reading whose phrases all ground),
     else scanned."""
     lex = load_lexicon()
-    intent = parse_clause(clause, phrases.keys())
+    intent = ordered_tower(clause) or parse_clause(clause, phrases.keys())
     amounts = tuple(find_quantities(clause))
     tokens = [t for t in _tokens(clause) if not any(a.span[0] <= t.start < a.span[1] for a in amounts)]
     spans = _object_spans(tokens, vocabulary)  # "follow me at 2 m" names no pump_2
