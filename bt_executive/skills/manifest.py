@@ -326,6 +326,13 @@ class SkillManifest(BaseModel):
                 stated[param] = role
         return stated
 
+    def phrases(self) -> tuple[str, ...]:
+        """The verb phrases that ask for this skill: ``language.phrases``, and its name when it has words joined
+        by "_" ("read_label label_l4": engineers call a skill by its name); "pick" alone stays a verb of the
+        lexicon, which every skill that picks may serve."""
+        name = self.id.rsplit("/", 1)[-1]
+        return (*self.language.phrases, name) if "_" in name else self.language.phrases
+
     def parameter_schema(self, param: str) -> dict[str, Any]:
         """The JSON Schema of one top-level parameter ({} when absent)."""
         props = (self.parameters or {}).get("properties", {})

@@ -554,6 +554,13 @@ def test_give_me_that_while_holding_something_hands_it_over(robots: dict[str, Ev
         ),
         ("inspection", "whats the pressure reading on the read gauge", ["read_gauge(gauge=boiler_gauge)"]),
         ("inspection", "undock with a full metre of clearance", ["undock(clearance=1.0)"]),
+        # a skill called by its name, its arguments as name=value or "with <name> <amount>"
+        ("inspection", "read_label label_l4, code=barcode", ["read_label(object=label_l4, code=barcode)"]),
+        (
+            "inspection",
+            "approach_object v12 with standoff 0.3 m, then take_photo of v12",
+            ["approach_object(object=v12, standoff=0.3)", "take_photo(target=v12)"],
+        ),
         # being told what a reading read is the reading
         ("inspection", "read the thermometer and tell me what it says", ["read_gauge(gauge=t3)"]),
         # "give it a push", the amount after a comma

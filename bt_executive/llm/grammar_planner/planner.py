@@ -220,7 +220,7 @@ class GrammarPlanner:
         return error.for_robot(robot_verbs(self._registry)) if isinstance(error, TaskNotUnderstood) else error
 
     def _plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord]) -> Plan:
-        phrases = {p for manifest in self._registry for p in manifest.language.phrases}
+        phrases = {p for manifest in self._registry for p in manifest.phrases()}
         intents = parse_task(task, phrases)
         history = AttemptHistory.from_attempts(prior_attempts)
         builder = _PlanBuilder(self._registry, self._owner, world_state, history, self.name)
@@ -855,7 +855,7 @@ class _PlanBuilder:
         return any(_names_param(amount.named or "", p) for p in manifest.parameter_names())
 
     def pick(self, intent: Intent) -> None:
-        claimed = intent.verb is not None and any(intent.verb in m.language.phrases for m in self.registry)
+        claimed = intent.verb is not None and any(intent.verb in m.phrases() for m in self.registry)
         if claimed and not (intent.verb or "").endswith(" out"):
             self.act(intent)  # "fetch the mug": a skill that claims the verb as its own serves it
             return

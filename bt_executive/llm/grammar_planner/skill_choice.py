@@ -67,7 +67,7 @@ def candidates(
     """The skills a verb asks for: those that list the verb phrase as their own, else those with the actions."""
     pool = list(skills)
     if verb is not None:
-        own = [m for m in pool if verb in m.language.phrases]
+        own = [m for m in pool if verb in m.phrases()]
         if own:
             return own
     return [m for m in pool if set(m.actions) & set(actions)]
@@ -166,7 +166,7 @@ def choose(
         f
         for m in skills
         if (f := fit(m, referent, world)) is not None
-        and (f.score > ANY_OBJECT or not actions or m.actions[0] in actions or doing in m.language.phrases)
+        and (f.score > ANY_OBJECT or not actions or m.actions[0] in actions or doing in m.phrases())
     ]
     what = _describe(referent, world)
     if not fits:

@@ -20,7 +20,7 @@ def known_words(world: WorldState, registry: SkillRegistry) -> frozenset[str]:
     for name in (*world.regions, *world.drawers):
         known.update(phrase_words(name))
     for manifest in registry:
-        known.update(w for phrase in manifest.language.phrases for w in phrase.split())
+        known.update(w for phrase in manifest.phrases() for w in phrase.split())
         known.update(w for keyword in manifest.objects for w in phrase_words(keyword))
     return frozenset(known)
 
@@ -41,5 +41,5 @@ def robot_verbs(registry: SkillRegistry) -> list[str]:
     for manifest in registry:
         for action in manifest.actions:
             verbs.update(dict.fromkeys(lex.actions.get(action, [])[:1]))
-        verbs.update(dict.fromkeys(manifest.language.phrases))
+        verbs.update(dict.fromkeys(manifest.phrases()))
     return sorted(verbs)

@@ -276,6 +276,7 @@ def normalise_task(task: str) -> str:
     grammar = _compiled()
     text = grammar.dash_break.sub(", ", text)
     text = re.sub(r"\b([a-z][a-z_]*)\s*=\s*(\d+(?:\.\d+)?)\b", r"\2 \1", text)  # "loops=3" as "3 loops"
+    text = re.sub(r",?\s*\b([a-z][a-z_]*)\s*=\s*([a-z][a-z0-9_]*)\b", r" with the \2 \1", text)  # "code=barcode"
     if (head := re.match(r"^\s*([a-z]+)\s*:\s+", text)) is not None and head.group(1) in grammar.verb_starts:
         text = f"{head.group(1)} {text[head.end() :]}"  # "patrol: a -> b -> c": the verb of the list after it
     text = re.sub(r"[;:!?]", ",", text)
@@ -492,6 +493,8 @@ def _count_word(word: str) -> float | None:
 _NAMED_BEFORE = re.compile(
     r"(?:(?:with|at|using|and|keeping|maintaining|set)\s+)?(?:a|an|the|its|your)\s+"
     r"(?P<name>[a-z]+(?:\s[a-z]+)?)\s+of\s*$"
+    # "with standoff 0.3 m": a parameter's name, bare
+    r"|(?:with|using|at)\s+(?!(?:a|an|the|its|your)\b)(?P<bare>[a-z]+)(?:\s+of)?\s*$"
 )
 _NAMED_AFTER = re.compile(r"^\s+(?:of\s+)?(?P<name>[a-z]+)(?=\s*(?:,|$|\band\b|\bthen\b))")
 
@@ -507,7 +510,7 @@ def _named_amounts(clause: str, amounts: list[Quantity]) -> tuple[list[Quantity]
         found = _NAMED_BEFORE.search(before)
         if found is not None:
             bare = before[: found.start()] + " " * (len(before) - found.start()) + bare[amount.span[0] :]
-            named.append(amount.model_copy(update={"named": found.group("name")}))
+            named.append(amount.model_copy(update={"named": found.group("name") or found.group("bare")}))
             continue
         after_name = _NAMED_AFTER.match(after)
         named.append(amount.model_copy(update={"named": after_name.group("name") if after_name else None}))

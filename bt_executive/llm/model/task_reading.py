@@ -251,7 +251,7 @@ def skill_phrases(registry: SkillRegistry) -> dict[str, frozenset[str]]:
     """Each manifest verb phrase (``language.phrases``) -> the skills that claim it."""
     table: dict[str, set[str]] = {}
     for manifest in registry:
-        for phrase in manifest.language.phrases:
+        for phrase in manifest.phrases():
             table.setdefault(phrase, set()).add(manifest.id)
     return {phrase: frozenset(ids) for phrase, ids in table.items()}
 
