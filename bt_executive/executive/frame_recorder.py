@@ -18,7 +18,11 @@ if none arrives within ``settle_s``, the newest before it. Moments of one
 tick and step share one frame event; a moment whose image is the one already saved
 (the camera showed nothing new) gets a frame event naming the same file.
 When the task ends, ``TaskFrames.finish`` lets the worker take the remaining
-moments' newest frames without waiting, then the run's logs close.
+moments' newest frames without waiting, and the worker then closes the run's
+logs. The tick that ends the task does not wait for those frames (waiting
+held it 17 ms median, up to 112 ms, over 40 tasks of ``benchmarks/soak.py``,
+and a preempting task's start as long); the goal's answer does
+(``RunRecorder.wait_closed``).
 
 Frames go to disk, never into a per-task list: the executive holds one image
 message per camera, whatever the number of tasks. A robot without cameras
@@ -33,12 +37,14 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from bt_executive.executive.frame_cache import FrameCache
-from bt_executive.executive.run_frames import FRAME_EVENT, FrameRecord, FrameStore, is_moment
+from bt_executive.executive.run_frames import FRAME_EVENT, FrameRecord, FrameStore, encode_jpeg, is_moment
 from bt_executive.skills.sensor_msgs_conversion import BadImage, image_array
 from bt_executive.trees.task_context import TaskEvent
 
@@ -51,7 +57,6 @@ if TYPE_CHECKING:
 SETTLE_S = 0.3
 """How long a moment waits for a frame newer than itself (the sim renders at 10 Hz of sim time)."""
 QUEUE_LIMIT = 64
-FINISH_WAIT_S = 2.0
 
 _log = logging.getLogger("bt_executive.executive")
 
@@ -82,29 +87,46 @@ class TaskFrames:
         self.last_frames: dict[str, tuple[tuple[int, int], FrameRecord]] = {}
         """Per camera: the header stamp of the last image saved, and its record (a repeat names its file)."""
         self._pending = 0
-        self._done = threading.Condition()
+        self._then: Callable[[], None] | None = None
+        self._lock = threading.Lock()
 
     def on_event(self, event: TaskEvent) -> None:
         """A TaskTree listener: queue a frame for the moments that matter (no image work on the tick)."""
         if self.closing or not self.recorder.cameras or not is_moment(event):
             return
         moment = _Moment(self, event, time.monotonic(), self.writer.elapsed())
-        with self._done:
+        with self._lock:
             self._pending += 1
         if not self.recorder.submit(moment):
             self.processed(1)
 
     def processed(self, count: int) -> None:
-        """The worker is done with ``count`` of this task's moments."""
-        with self._done:
+        """The worker is done with ``count`` of this task's moments (after ``finish``, the last one calls ``then``)."""
+        with self._lock:
             self._pending -= count
-            self._done.notify_all()
+            then = self._then_once()
+        if then is not None:
+            then()
 
-    def finish(self, timeout_s: float = FINISH_WAIT_S) -> bool:
-        """Take the remaining moments' frames without waiting for newer ones; whether all were taken in time."""
-        self.closing = True
-        with self._done:
-            return self._done.wait_for(lambda: self._pending <= 0, timeout_s)
+    def finish(self, then: Callable[[], None]) -> None:
+        """Take the remaining moments' frames without waiting for newer ones, then call ``then``; returns at once.
+
+        ``then`` (the run's logs closing) runs on the worker after this task's last frame, or here if
+        none is pending: the tick that ends a task never waits for a JPEG.
+        """
+        with self._lock:
+            self.closing = True
+            self._then = then
+            now = self._then_once()
+        if now is not None:
+            now()
+
+    def _then_once(self) -> Callable[[], None] | None:
+        """``finish``'s ``then``, once, when the task has finished and no moment is pending (lock held)."""
+        if not self.closing or self._pending > 0:
+            return None
+        then, self._then = self._then, None
+        return then
 
 
 class FrameRecorder:
@@ -132,6 +154,8 @@ class FrameRecorder:
         if self.cameras:
             for cache in self.cameras.values():
                 cache.subscribe()
+            # Pillow loads its plugins on the first save (~0.2 s with the GIL held): now, not in a task's tick.
+            encode_jpeg(np.zeros((8, 8, 3), np.uint8))
             self._thread = threading.Thread(target=self._work, name="frame-recorder", daemon=True)
             self._thread.start()
 

@@ -623,6 +623,7 @@ class ExecutiveNode:
             if goal.is_cancel_requested:
                 self._cancel(active, "cancelled by the client")
             last = self._feedback(active, last)
+        active.recorder.wait_closed()  # the run directory is complete (its last frames in) before the answer
         outcome = active.tree.outcome()
         if goal.is_cancel_requested:
             goal.canceled()
