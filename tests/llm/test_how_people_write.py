@@ -561,6 +561,10 @@ def test_give_me_that_while_holding_something_hands_it_over(robots: dict[str, Ev
             "approach_object v12 with standoff 0.3 m, then take_photo of v12",
             ["approach_object(object=v12, standoff=0.3)", "take_photo(target=v12)"],
         ),
+        # a clause that asks for nothing after "and" ("stand by", "revert": reply), and more ways to go
+        ("inspection", "Get off the charger and stand by for instructions.", ["undock()"]),
+        ("inspection", "Please check the reading of the black gauge and revert.", ["read_gauge(gauge=p7)"]),
+        ("inspection", "Pop along to corridor B, would you?", ["navigate_to(location=corridor_b)"]),
         # being told what a reading read is the reading
         ("inspection", "read the thermometer and tell me what it says", ["read_gauge(gauge=t3)"]),
         # "give it a push", the amount after a comma

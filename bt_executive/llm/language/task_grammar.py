@@ -211,6 +211,12 @@ class _Compiled:
         return frozenset(self.lexicon.verb_words() | {p.split()[0] for p, _ in self.lexicon.action_phrases()})
 
     @functools.cached_property
+    def and_nothing(self) -> re.Pattern[str]:
+        """ "and" or a comma before a clause that asks for nothing ("get off the charger and stand by"): a break."""
+        empty = "|".join(_alternatives(self.lexicon.empty_clauses))
+        return re.compile(rf"(?:,|\s+and)\s+(?=(?:{empty})(?:,|$))")
+
+    @functools.cached_property
     def dash_break(self) -> re.Pattern[str]:
         """A dash before a correction, a statement or a verb: a clause break ("follow me - stay 2 m back")."""
         said = ["no", "sorry", "wait", "i mean", "or rather", "i", "i ve", "i m", "i d", "it s", "its", "that s"]
@@ -321,6 +327,7 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     task = re.sub(r",\s+(?=(?:it|they|this|that|there)\s+(?:s|is|are|re|was|looks|seems)\b)", " then ", task)
     # "..., the floor might still be wet", "..., only if that s not too much trouble": a remark is a clause of its own
     task = re.sub(r",\s+(?=[^,]+$)", lambda m: ", then " if _REMARK.match(task[m.end() :]) else m.group(), task)
+    task = grammar.and_nothing.sub(", then ", task)
     # "read the thermometer and tell me what it says": being told is a clause of its own (lexicon: empty_clauses)
     task = re.sub(
         r"(?:,|\s+and)\s+(?=(?:tell|show)\s+(?:me|us)\s+what\b|(?:report|return)\s+(?:back\s+)?(?:the\s+)?"
