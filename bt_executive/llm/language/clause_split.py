@@ -1,0 +1,186 @@
+"""A task's text made regular and cut into clauses, before any clause is read.
+
+``normalise_task`` lowers case, reduces punctuation to commas and tidies spoken fillers away;
+``split_clauses`` cuts the result at 'then', ',', 'and <verb>' and the other breaks a speaker makes;
+``ungap`` gives each half of "put X on Y and Z in W" its verb. What each clause asks is
+``clause_forms``' job::
+
+    "Pick up the red cube, then put it on the plate."
+      -> "pick up the red cube" | "put it on the plate"
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.language.lexicon_patterns import _compiled
+from bt_executive.llm.language.spoken import strip_enumerators, tidy
+
+
+def normalise_task(task: str) -> str:
+    """Lower case, one space between words, clause punctuation reduced to commas, no final stop; spoken
+    fillers, self-corrections and list numbers tidied away (``spoken``)."""
+    text = strip_enumerators(task).lower().replace("\u2019", "'")
+    text = re.sub(r"(?<![a-z])w/\s*", "with ", text)  # "undock w/ 80 cm clearance"
+    # dictation's homophones of "two" before a unit: "tap it too times", "wait for to seconds"
+    text = re.sub(
+        r"\b(?:too|to)\s+(?=(?:times|seconds?|secs?|minutes?|mins?|cm|centimetres?|centimeters?|photos|pictures|pics"
+        r"|shots|snapshots|readings|loops|laps)\b)",
+        "two ",
+        text,
+    )
+    # "a close-up shot of", "a close up of": a near look, one word, so "close up" is not read as a verb;
+    # "a close-up" alone is a photograph's name
+    text = re.sub(r"\bclose[- ]?ups?\b(?=\s+(?:of|from)\b)", "closeup photo", text)
+    text = re.sub(r"\bclose[- ]?up\b(?=\s+[a-z]+\s+of\b)", "closeup", text)
+    text = re.sub(r"(?<![\d.])\b2\s+(?=the\b)", "to ", text)  # texting's "head over 2 the living room"
+    text = re.sub(r"\b(the|a)\s+read\b(?=\s+[a-z])", r"\1 red", text)  # dictation's "the read gauge": red
+    # "0.3 metres a second": a rate
+    text = re.sub(
+        r"\b(metres?|meters?|m|cm|mm|degrees?|deg)\s+(?:an?|for)\s+(second|sec|minute|min|hour)\b", r"\1 per \2", text
+    )
+    # "go till the kitchen" (till: to), "drive up close to g1" (up to it)
+    text = re.sub(r"\b(go|come|drive|walk|head|move|get|roll)\s+(?:till|until)\s+(?=the\b)", r"\1 to ", text)
+    text = re.sub(r"\b(go|come|drive|walk|move|get|roll)\s+up\s+close\s+to\b", r"\1 up to", text)
+    # a dash is a clause break only before a correction or a statement, or after an opening word ("quick - ");
+    # elsewhere it may join a list to what it explains ("both doors - first the front door, ...")
+    text = re.sub(r"^(?:quick|ok|okay|right|alright|so|now|listen|hey|oh|oops|right then)\s*[-–—]+\s*", "", text)
+    grammar = _compiled()
+    text = grammar.dash_break.sub(", ", text)
+    text = re.sub(r"\b([a-z][a-z_]*)\s*=\s*(\d+(?:\.\d+)?)\b", r"\2 \1", text)  # "loops=3" as "3 loops"
+    text = re.sub(r",?\s*\b([a-z][a-z_]*)\s*=\s*([a-z][a-z0-9_]*)\b", r" with the \2 \1", text)  # "code=barcode"
+    if (head := re.match(r"^\s*([a-z]+)\s*:\s+", text)) is not None and head.group(1) in grammar.verb_starts:
+        text = f"{head.group(1)} {text[head.end() :]}"  # "patrol: a -> b -> c": the verb of the list after it
+    text = re.sub(r"[;:!?]", ",", text)
+    text = re.sub(r"\.(?=\s|$)", ",", text)  # a full stop ends a clause; "0.5" keeps its dot
+    text = re.sub(r"[\"'()\[\]]", " ", text)
+    text = re.sub(r"\s+", " ", text).strip(" ,")
+    text = re.sub(r"\s*,(?:\s*,)*\s*", ", ", text)
+    text = re.sub(r"\bx(\d+)\b", r"\1 times", text.replace(" + ", " and "))  # "patrol a + b x3"
+    # "the rest of the cubes" names objects, it does not "rest" them (a placing verb); "the rest position" stays
+    text = re.sub(r"\bthe rest of (?:the |these |those )?", "the remaining ", text)
+    text = re.sub(r"\bthe rest\b(?! (?:position|pose|configuration|posture))", "the others", text)
+    spellings = load_lexicon().spellings  # "pls", "whats": whole words only (not "u" in "u_turn")
+    text = re.sub(r"(?<![a-z0-9_])[a-z]+(?![a-z0-9_])", lambda w: spellings.get(w.group(0), w.group(0)), text)
+    return tidy(text)
+
+
+def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
+    """The clauses of a normalised task, split at 'then', ',', 'and then' and 'and <verb>'."""
+    grammar = _compiled()
+    leads = frozenset(p.split()[0] for p in skill_phrases)
+    separator = grammar.separator_with(leads)
+    verbs = grammar.lexicon.verb_words() | leads
+    # "go and recharge", "come and see": the going is how, not a task of its own
+    task = re.sub(r"\b(?:go|come)\s+and\s+(?=(\w+))", lambda m: "" if m.group(1) in verbs else m.group(0), task)
+    # "taking the mug off the table and dropping it in the bin": each -ing verb after the first is a verb too
+    task = re.sub(r"\b(and |then |, )(\w+ing)\b", lambda m: m.group(1) + infinitive_first(m.group(2), verbs), task)
+    # "you put the cube inside and after that you close the drawer": a request said to "you" is a request
+    alternatives = "|".join(sorted(re.escape(w) for w in verbs))
+    # "tap it, do that twice", "..., then do it again": a repetition is a clause of its own ("again" survives)
+    task = re.sub(r",\s*(?:and\s+)?(?:then\s+)?(?=(?:do|repeat) (?:that|it|this|the same)\b)", ", then ", task)
+    task = re.sub(
+        r"\b((?:do|repeat) (?:that|it|this|the same(?: thing)?)) (?:again|one more time|once again)\b",
+        r"\1 once more",
+        task,
+    )
+    # "open drawer -> wait 5 s -> close drawer": an arrow before a verb is "then"
+    task = re.sub(rf"\s*(?:->|=>|-->|→)\s*(?=(?:{alternatives})\b)", ", then ", task)
+    # "patrol kitchen -> hallway -> living room": a chain of arrows is a list ("red cube -> plate" is a placement)
+    task = re.sub(r"[^,]*(?:(?:->|=>|-->|→)[^,]*){2,}", lambda m: re.sub(r"\s*(?:->|=>|-->|→)\s*", ", ", m[0]), task)
+    task = re.sub(rf"(^|,\s|\band\s|\bthen\s|\bafter that\s)you\s+(?=(?:{alternatives})\b)", r"\1", task)
+    # "close that drawer, it s sticking out": what follows describes, it is a clause of its own
+    task = re.sub(r",\s+(?=(?:it|they|this|that|there)\s+(?:s|is|are|re|was|looks|seems)\b)", " then ", task)
+    # "..., the floor might still be wet", "..., only if that s not too much trouble": a remark is a clause of its own
+    task = re.sub(r",\s+(?=[^,]+$)", lambda m: ", then " if _REMARK.match(task[m.end() :]) else m.group(), task)
+    task = grammar.and_nothing.sub(", then ", task)
+    # "read the thermometer and tell me what it says": being told is a clause of its own (lexicon: empty_clauses)
+    task = re.sub(
+        r"(?:,|\s+and)\s+(?=(?:tell|show)\s+(?:me|us)\s+what\b|(?:report|return)\s+(?:back\s+)?(?:the\s+)?"
+        r"(?:results?|readings?|values?|what)\b)",
+        ", then ",
+        task,
+    )
+    # "go charge, battery s low", "..., the floor is wet": a statement about a thing is a clause of its own
+    task = re.sub(
+        r",\s+(?=(?:the\s+|my\s+|your\s+|its\s+|our\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:s|is|are|was|looks|seems)\s+"
+        r"(?!to\b|going\b|gonna\b|supposed\b)[a-z]+$)",
+        " then ",
+        task,
+    )
+    # "green cube into the bowl, red cube onto the plate, leave the blue one": each placement is a clause
+    task = re.sub(r",\s+(?=(?:the\s+|a\s+)?[a-z_]+(?:\s+[a-z_]+)?\s+(?:into|onto|inside)\s)", ", then ", task)
+    task = re.sub(r",\s+(?=(?:and\s+)?leave\s)", ", then ", task)
+    # "tap every cube, going from your left to your right": the order is a clause of its own
+    task = re.sub(
+        r",\s+(?=(?:going|working|moving|starting|one by one|in order|in turn|from (?:your |the )?(?:left|right)"
+        r"|(?:left|right) to (?:right|left))\b)",
+        ", then ",
+        task,
+    )
+    # "patrol hallway then kitchen, 5 loops": an amount after a comma is more of the clause before
+    task = re.sub(r",\s+(?=\d+(?:\.\d+)?\s*[a-z]+\s*(?:,|$))", " then ", task)
+    parts = separator.split(task) if task else []
+    clauses = []
+    for part in parts:
+        part = grammar.adverbs.sub("", part)  # "set it gently onto the plate"
+        part = grammar.aside.sub("", part)  # "..., because that s where the toys live": why, not what
+        clause = grammar.suffix.sub("", grammar.prefix.sub("", part.strip() + " ").strip()).strip(" ,")
+        if clause:
+            clauses.append(clause)
+    return clauses
+
+
+_ALSO = r"(?:too|as well|also)"
+"""Words that end a clause repeating an earlier one ("... and the blue cube too")."""
+
+
+def infinitive_first(clause: str, leads: Collection[str]) -> str:
+    """ "putting the green block into the bowl" (after "would you mind") as "put the green block into the
+    bowl", and "nudges the plate" (after "watch as it") as "nudge the plate": a first word that is the -ing
+    or -s form of a known verb is read as the verb."""
+    first, _, rest = clause.partition(" ")
+    if first in leads or len(first) < 4:
+        return clause
+    if first.endswith("ing") and len(first) >= 5:
+        stem = first[:-3]
+        bases: tuple[str, ...] = (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else "")
+    elif first.endswith("s") and not first.endswith("ss"):  # "as it nudges the plate": what it does
+        bases = (first[:-1], first[:-2] if first.endswith("es") else "")
+        bases += (first[:-3] + "y",) if first.endswith("ies") else ()
+    else:
+        return clause
+    for base in bases:
+        if base and base in leads:
+            return f"{base} {rest}".strip()
+    return clause
+
+
+_REMARK = re.compile(
+    r"^(?:sorry\s+)?(?:i|we)\s+(?!.*\b(?:want|wanna|need|like|love|please)\b)"
+    r"(?:m|am|re|are|ve|have|was|were|don t|do not|d|just|think|guess|hope|really|still|know|feel)\b"
+    r"|^i\s+(?:just\s+)?(?:want|wanted)\s+to\s+(?:see|know|check)\s+(?:whether|if)\b"
+    r"|^(?:only\s+)?if\s+(?:that\s+|it\s+)?(?:s|is)\s+"
+    r"(?:not\s+too\s+much\s+(?:trouble|bother)|ok|okay|all right|alright|fine)$"
+    r"|^(?:the\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:might|may|could|must|will)\s+(?:still\s+)?be\s+[a-z]+$"
+)
+"""A remark after a request ("..., i m walking the site", "..., the floor might still be wet"): not asked;
+never a wish ("i want the red one too" asks) and never read before a request is."""
+
+
+_TOO = re.compile(rf"^(?P<head>.+?)\s+and\s+(?P<z>(?:the|a|an)\s+[^,]+?)\s+{_ALSO}$")
+
+
+def ungap(clause: str) -> list[str]:
+    """ "put X on Y and Z in W" as two clauses, each with the verb; "put X in Y and Z too" as the clause
+    and the bare "Z" (which repeats it); other clauses unchanged."""
+    too = _TOO.match(clause)
+    if too is not None:
+        return [*ungap(too.group("head")), too.group("z")]
+    match = _compiled().gapped.match(clause)
+    if match is None:
+        return [clause]
+    verb = match.group("v")
+    return [f"{verb} {match.group('a')}", *ungap(f"{verb} {match.group('b')}")]

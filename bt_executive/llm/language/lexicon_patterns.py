@@ -1,0 +1,114 @@
+"""The lexicon compiled into the regular expressions every part of the task grammar runs.
+
+``config/lexicon.yaml`` holds the words (verb synonyms, directions, fillers, asides); ``_Compiled``
+turns them into patterns once per lexicon, so that normalising, splitting and reading a clause all match
+the same words. Of the grammar it holds only what the patterns need: the relation words (``_ON``) and the
+order in which one verb's intents are tried (``_ORDER``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from functools import cache
+
+from bt_executive.llm.language.intents import IntentAction
+from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
+
+_ON = r"(?P<rel>on top of|onto|on to|on|into|in to|inside of|inside|in|upon|atop|over to|over|to)"
+
+# Intents tried in this order when one verb means several ("move the cube left" is a push).
+_ORDER = (IntentAction.PUSH, IntentAction.STACK, IntentAction.PUT, IntentAction.POUR, IntentAction.PICK)
+
+
+class _Compiled:
+    """The lexicon turned into the regular expressions the grammar runs (built once per lexicon)."""
+
+    def __init__(self, lex: Lexicon) -> None:
+        self.verbs: dict[str, list[IntentAction]] = {}
+        for phrase, intent in lex.verb_phrases():
+            self.verbs.setdefault(phrase, []).append(IntentAction(intent))
+        for intents in self.verbs.values():
+            intents.sort(key=lambda i: _ORDER.index(i) if i in _ORDER else len(_ORDER))
+        self.verb_re = re.compile(r"^(?P<v>" + "|".join(re.escape(p) for p in self.verbs) + r")(?:\s+(?P<rest>.*))?$")
+        self.particles: list[tuple[IntentAction, re.Pattern[str]]] = []
+        for intent, forms in lex.particle_verbs.items():
+            for form in forms:
+                verb, _, particle = (part.strip() for part in form.partition("..."))
+                pattern = rf"^{re.escape(verb)}\s+(?P<x>.+?)\s+{re.escape(particle)}$"
+                self.particles.append((IntentAction(intent), re.compile(pattern)))
+        self.home = re.compile(r"^(?:" + "|".join(f"(?:{p})" for p in lex.home_phrases) + r")$")
+        directions = lex.direction_phrases()
+        self.direction_of = dict(directions)
+        alternatives = "|".join(re.escape(p) for p, _ in directions)
+        vague = "|".join(_alternatives(lex.vague_amounts))
+        self.push = re.compile(
+            rf"^(?P<x>.+?)\s+(?:(?:{vague})\s+)?"
+            rf"(?:(?:to|towards|toward)\s+(?:the\s+)?)?(?P<d>{alternatives})(?:\s+(?P<d2>{alternatives}))?"
+            rf"(?:\s+(?:{vague}))?$"
+        )
+        self.lexicon = lex
+        self.separator = self.separator_with(frozenset())
+        self.put_down = frozenset(lex.put_down_verbs)
+        relations = "|".join(_alternatives(lex.unsupported_relations))
+        self.unsupported = re.compile(rf"(?:^|\s)(?:{relations})(?:\s|$)")
+        # "put the red cube in the bowl and the blue cube on the plate": the verb serves both halves.
+        self.gapped = re.compile(
+            r"^(?P<v>" + "|".join(re.escape(p) for p in self.verbs) + r")\s+(?P<a>.+?\s+" + _ON + r"\s+.+?)"
+            r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+            r"(?P<b>(?:the|a|an)\s+.+?\s+(?:on top of|onto|on|into|inside|in|upon)\s+.+)$"
+        )
+        self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")(?:\s*,)?\s+)+")
+        self.suffix = re.compile(r"(?:[\s,]+(?:" + "|".join(_alternatives(lex.filler_suffixes)) + r"))+$")
+        # "like a drum" is an aside, "i d like a photo" a wish: no aside right after a wishing word
+        self.aside = re.compile(
+            r"(?:^|(?<!\bi d)(?<!\bid)(?<!\bwould)(?<!\bshould)\s)(?:"
+            + "|".join(_alternatives(lex.asides))
+            + r")(?:\s.*)?$"
+        )
+        self.adverbs = re.compile(r"(?:^|\s)(?:" + "|".join(_alternatives(lex.adverbs)) + r")(?=\s|,|$)")
+
+    @functools.cached_property
+    def verb_starts(self) -> frozenset[str]:
+        """The first words of the lexicon's verbs and action phrases: what a request starts with."""
+        return frozenset(self.lexicon.verb_words() | {p.split()[0] for p, _ in self.lexicon.action_phrases()})
+
+    @functools.cached_property
+    def and_nothing(self) -> re.Pattern[str]:
+        """ "and" or a comma before a clause that asks for nothing ("get off the charger and stand by"): a break."""
+        empty = "|".join(_alternatives(self.lexicon.empty_clauses))
+        return re.compile(rf"(?:,|\s+and)\s+(?=(?:{empty})(?:,|$))")
+
+    @functools.cached_property
+    def dash_break(self) -> re.Pattern[str]:
+        """A dash before a correction, a statement or a verb: a clause break ("follow me - stay 2 m back")."""
+        said = ["no", "sorry", "wait", "i mean", "or rather", "i", "i ve", "i m", "i d", "it s", "its", "that s"]
+        said += ["thats", "they re", "we re", "you ll", "you re", "stay", "keep", *self.verb_starts]
+        alternatives = "|".join(sorted(re.escape(w) for w in said))
+        return re.compile(rf"\s*(?:\s[-–]+|—+)\s*(?=(?:{alternatives})\b)")
+
+    @functools.lru_cache(maxsize=16)  # noqa: B019 - one _Compiled per lexicon, and few skill sets
+    def separator_with(self, skill_verbs: frozenset[str]) -> re.Pattern[str]:
+        """Where a task splits into clauses: 'then', ',' or 'and' before a verb (the lexicon's, and the first
+        words of the robot's skill phrases: "..., wait 5 seconds, then ..."). "the red, green and blue cubes"
+        is one list."""
+        verbs = "|".join(sorted(re.escape(w) for w in self.lexicon.verb_words() | skill_verbs))
+        # A comma before politeness starts a clause ("..., please open it"), but not one before an article or
+        # a pronoun that politeness may start with ("the robot will", "it will"): "..., the blue one on the plate".
+        fillers = {w.split()[0] for w in self.lexicon.filler_prefixes} - set(self.lexicon.determiners)
+        fillers -= {"it", "you", "we", "i", "they", "he", "she", "see", "look", "after", "everyone", "folks"}
+        leads = "|".join(sorted({re.escape(w) for w in fillers} | set(verbs.split("|"))))
+        return re.compile(
+            rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?(?=(?:{leads})\b)|\s+and\s+then\s+|\s+then\s+"
+            rf"|\s+(?:and\s+)?after\s+that\s+|\s+(?:and\s+)?afterwards\s+|\s+and\s+(?=(?:{verbs})\b)"
+            rf"|,?\s+but\s+(?=(?:{verbs})\b))\s*"
+        )
+
+
+def _alternatives(phrases: list[str]) -> list[str]:
+    return [re.escape(p) for p in sorted(phrases, key=len, reverse=True)] or ["(?!)"]
+
+
+@cache
+def _compiled() -> _Compiled:
+    return _Compiled(load_lexicon())
