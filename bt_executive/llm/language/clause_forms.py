@@ -490,7 +490,7 @@ _EVERY_CUBE = "all the cubes"
 """What "build a tower" with nothing named is built of."""
 
 
-_QUESTION = re.compile(r"^(?:what|whats|what s|how|which|where)\b")
+_QUESTION = re.compile(r"\b(?:what|where|which|who|why|how|is|are|do|does|can|could)\b")
 
 
 def _verbless(clause: str) -> Intent | None:

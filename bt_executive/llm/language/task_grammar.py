@@ -28,7 +28,6 @@ from typing import NamedTuple
 
 from bt_executive.llm.language.clause_forms import (
     _ARTICLE,
-    _QUESTION,
     _count_word,
     _leads,
     _named_amounts,
@@ -471,11 +470,15 @@ class _Topic(NamedTuple):
     needed: bool  # a wish or a bare noun phrase: the next clause must use it, or the task is not understood
 
 
+_ASKED = re.compile(r"^(?:what|whats|what s|how|which|where)\b")
+"""A clause that asks a question ("whats the temp on the thermometer")."""
+
+
 def _restates(before: Intent, intent: Intent, asked: str) -> bool:
     """Whether ``intent`` ("can you read it") only asks again what the question before it asked ("whats the
     temp on the thermometer"): the same verb on "it", with nothing more said."""
     return (
-        _QUESTION.match(asked) is not None
+        _ASKED.match(asked) is not None
         and intent.verb == before.verb
         and intent.action is before.action
         and intent.object is None
