@@ -42,7 +42,7 @@ setup(
         # Planner kinds, ours registered like any other distribution's: "kind = module:factory".
         "bt_executive.planners": [
             f"stub = {PACKAGE}.llm.grammar_planner.plugin:stub",
-            f"auto = {PACKAGE}.llm.grammar_planner.plugin:auto",
+            f"auto = {PACKAGE}.llm.model.plugin:auto",
             f"litellm = {PACKAGE}.llm.model.plugin:litellm",
         ],
         "pytest11": [f"{PACKAGE} = {PACKAGE}.testing"],

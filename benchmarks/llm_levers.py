@@ -44,8 +44,8 @@ from bt_executive.llm.model.llm_planner import LLMPlanner
 from bt_executive.llm.model.model_reply import ModelReply
 from bt_executive.llm.model.palette import build_palette
 from bt_executive.llm.model.plan_schema import plan_json_schema
-from bt_executive.llm.model.profiles import LLMProfile, load_llm_config
 from bt_executive.llm.plan import Plan, PlannerError
+from bt_executive.llm.profiles import LLMProfile, load_llm_config
 from bt_executive.llm.serving.local_model import LocalModelServer
 from bt_executive.runtime.paths import config_dir
 from bt_executive.sim.backend import SimBackend

@@ -38,9 +38,9 @@ from pathlib import Path
 from bt_executive.executive.planner_factory import make_planner
 from bt_executive.llm.eval.eval_robots import SPLITS, EvalRobot, load_robot
 from bt_executive.llm.eval.planner_eval import TIERS, EvalTask, Scenario, TaskScore, TierSummary, run_eval, summarise
-from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
+from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.plan import Planner, PlannerError
 
 GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden"

@@ -29,12 +29,12 @@ from typing import Any
 
 from bt_executive.llm.eval.eval_robots import SPLITS, EvalRobot, load_robot
 from bt_executive.llm.eval.planner_eval import TIERS, EvalTask, Scenario, TaskScore, run_eval
-from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
+from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.model.llm_planner import LLMPlanner
-from bt_executive.llm.model.profiles import LLMProfile, load_llm_config
 from bt_executive.llm.model.rewrite_planner import RewritePlanner
 from bt_executive.llm.plan import Plan, Planner, PlannerError
+from bt_executive.llm.profiles import LLMProfile, load_llm_config
 from bt_executive.skills.call import AttemptRecord
 from bt_executive.skills.world_state import WorldState
 from bt_executive.testing.llm_server import local_model_session

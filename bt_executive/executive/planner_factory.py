@@ -20,7 +20,7 @@ def uses_local_model(profile: str, llm_config: Path | None = None) -> bool:
     """Whether ``profile`` plans with a model this process serves itself (``local``, or ``auto`` falling back to it)."""
     if profile == STUB:
         return False
-    from bt_executive.llm.model.profiles import load_llm_config
+    from bt_executive.llm.profiles import load_llm_config
 
     config = load_llm_config(llm_config)
     seen: set[str] = set()
@@ -48,8 +48,8 @@ def make_planner(
     A ``vision`` profile sees ``frame_source``'s frames; a model planner repairs against the executive's own
     plan check.
     """
-    from bt_executive.llm.model.profiles import LLMProfile, load_llm_config
     from bt_executive.llm.plugins import PlannerRequest, planner_factory
+    from bt_executive.llm.profiles import LLMProfile, load_llm_config
     from bt_executive.trees.plan_check import require_runnable
 
     # "stub" needs no profiles file.

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from bt_executive.llm.plan import Plan, Planner, PlannerError
 
 if TYPE_CHECKING:
-    from bt_executive.llm.model.profiles import LLMProfile
+    from bt_executive.llm.profiles import LLMProfile
     from bt_executive.skills.capabilities import RobotCapabilities
     from bt_executive.skills.registry import SkillRegistry
     from bt_executive.skills.world_state import WorldState

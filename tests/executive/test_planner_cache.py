@@ -11,10 +11,10 @@ import yaml
 from bt_executive.cli.scene_world import scene_world_state
 from bt_executive.executive.planner_cache import PlannerCache
 from bt_executive.executive.planner_factory import make_planner, uses_local_model
-from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
+from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.model.llm_planner import LLMPlanner
-from bt_executive.llm.model.profiles import load_llm_config
 from bt_executive.llm.plan import PlannerError
+from bt_executive.llm.profiles import load_llm_config
 from bt_executive.llm.serving.local_model import is_serving
 from bt_executive.runtime.paths import config_dir
 from bt_executive.skills.registry import SkillRegistry

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
+from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import ObjectState, WorldState

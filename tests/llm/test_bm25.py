@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bt_executive.llm.routing.bm25 import Bm25Index, stem, tokenize
+from bt_executive.llm.language.tokens import stem, tokenize
+from bt_executive.llm.routing.bm25 import Bm25Index
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 
 from bt_executive.llm.eval.eval_robots import EvalRobot, load_robot
 from bt_executive.llm.eval.planner_eval import Scenario
-from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
+from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
 from bt_executive.skills.world_state import WorldState
 

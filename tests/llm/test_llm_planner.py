@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from bt_executive.llm.model.llm_planner import LLMPlanner
-from bt_executive.llm.model.profiles import LLMProfile, PlanExample
 from bt_executive.llm.plan import Plan, PlannerError
+from bt_executive.llm.profiles import LLMProfile, PlanExample
 from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.failures import FailureKind

@@ -25,8 +25,8 @@ from bt_executive.llm.grounding.object_arguments import object_argument_names, w
 from bt_executive.llm.model.compact_grammar import compact_grammar
 from bt_executive.llm.model.llm_planner import LLMPlanner
 from bt_executive.llm.model.plan_schema import plan_json_schema
-from bt_executive.llm.model.profiles import LLMProfile, load_llm_config
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused
+from bt_executive.llm.profiles import LLMProfile, load_llm_config
 from bt_executive.llm.serving.local_model import LocalModelError, LocalModelServer, default_gguf, is_serving
 from bt_executive.sim.backend import SimBackend
 from bt_executive.skills.capabilities import RobotCapabilities

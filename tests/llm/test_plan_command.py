@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from bt_executive.cli.main import main
-from bt_executive.llm.model.profiles import load_llm_config
+from bt_executive.llm.profiles import load_llm_config
 from bt_executive.testing import ScriptedLLMServer, ScriptedReply
 
 TASK = "put the red cube on the green plate"

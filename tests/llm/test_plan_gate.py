@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from bt_executive.llm.model.llm_planner import LLMPlanner
-from bt_executive.llm.model.profiles import LLMProfile
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
+from bt_executive.llm.profiles import LLMProfile
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import ObjectState, WorldState

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from bt_executive.llm.eval.planner_eval import EvalFile, Scenario, TaskScore, load_eval, run_eval, score, summarise
-from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
+from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.sim.backend import SimBackend
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bt_executive.llm.model.llm_planner import LLMPlanner
-from bt_executive.llm.model.profiles import LLMProfile
+from bt_executive.llm.profiles import LLMProfile
 from bt_executive.skills.dirs import knowledge_dirs
 from bt_executive.skills.knowledge import discover_knowledge
 from bt_executive.skills.registry import SkillRegistry

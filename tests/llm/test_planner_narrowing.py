@@ -6,7 +6,7 @@ import json
 
 from bt_executive.llm.eval.synthetic_skills import synthetic_manifests
 from bt_executive.llm.model.llm_planner import LLMPlanner
-from bt_executive.llm.model.profiles import LLMProfile
+from bt_executive.llm.profiles import LLMProfile
 from bt_executive.skills.dirs import knowledge_dirs
 from bt_executive.skills.knowledge import KnowledgeSkill, discover_knowledge
 from bt_executive.skills.registry import RegisteredSkill, SkillRegistry

@@ -9,11 +9,11 @@ import pytest
 import yaml
 
 from bt_executive.executive.planner_factory import make_planner
-from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
-from bt_executive.llm.model.profiles import load_llm_config
+from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.plan import ClosablePlanner, ContextPlanner, Planner, WarmablePlanner
 from bt_executive.llm.plugins import UnknownPlannerKind, planner_kinds
+from bt_executive.llm.profiles import load_llm_config
 from bt_executive.skills.errors import ManifestError
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState

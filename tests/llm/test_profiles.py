@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bt_executive.llm.model.profiles import load_llm_config
+from bt_executive.llm.profiles import load_llm_config
 from bt_executive.skills.errors import ManifestError
 
 

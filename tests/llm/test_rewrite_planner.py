@@ -16,10 +16,10 @@ import pytest
 from bt_executive.llm.eval.eval_robots import EvalRobot, load_robot
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood, parse_task
 from bt_executive.llm.model.faithfulness import check_faithful
-from bt_executive.llm.model.profiles import LLMProfile, load_llm_config
 from bt_executive.llm.model.rewrite_grammar import RewriteGrammar
 from bt_executive.llm.model.rewrite_planner import RewritePlanner
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
+from bt_executive.llm.profiles import LLMProfile, load_llm_config
 
 pytestmark = pytest.mark.slow
 

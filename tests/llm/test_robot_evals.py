@@ -16,7 +16,7 @@ import pytest
 
 from bt_executive.llm.eval.eval_robots import EvalRobot, evaluate, expected_plan_problems, load_robot
 from bt_executive.llm.eval.planner_eval import EvalFileError, EvalTask, ExpectedStep, TaskScore, score, summarise
-from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
+from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind
 from bt_executive.runtime.paths import config_dir
 from bt_executive.skills.call import AttemptRecord, SkillCall

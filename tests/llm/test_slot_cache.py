@@ -20,7 +20,7 @@ import pytest
 
 from bt_executive.cli.scene_world import scene_world_state
 from bt_executive.llm.model.llm_planner import LLMPlanner
-from bt_executive.llm.model.profiles import LLMProfile, load_llm_config
+from bt_executive.llm.profiles import LLMProfile, load_llm_config
 from bt_executive.llm.serving.local_model import LocalModelServer, is_serving
 from bt_executive.llm.serving.slot_cache import MAX_FILES, SlotCache, model_identity
 from bt_executive.skills.capabilities import RobotCapabilities

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
-from bt_executive.llm.grammar_planner.auto_planner import AutoPlanner
+from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.model.llm_planner import LLMPlanner
-from bt_executive.llm.model.profiles import LLMProfile
 from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
+from bt_executive.llm.profiles import LLMProfile
 from bt_executive.skills.call import AttemptRecord, SkillCall
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.registry import SkillRegistry

@@ -24,8 +24,9 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from bt_executive.llm.grounding.object_matching import UnknownObject, match_objects, phrase_words
+from bt_executive.llm.grounding.object_matching import UnknownObject, match_objects
 from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
+from bt_executive.llm.language.noun_phrases import phrase_words
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
 from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest

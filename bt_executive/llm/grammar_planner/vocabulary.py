@@ -6,8 +6,9 @@ One list for the grammar planner's second reading of a task and for the model pa
 
 from __future__ import annotations
 
-from bt_executive.llm.grounding.object_matching import object_words, phrase_words
+from bt_executive.llm.grounding.object_matching import object_words
 from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.language.noun_phrases import phrase_words
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from bt_executive.llm.grounding.object_matching import phrase_words, synonyms
+from bt_executive.llm.grounding.object_matching import synonyms
+from bt_executive.llm.language.noun_phrases import phrase_words
 from bt_executive.skills.world_state import WorldState
 
 

@@ -15,11 +15,11 @@ import re
 from collections.abc import Collection
 from typing import Literal
 
-from bt_executive.llm.grounding.object_matching import expand_phrase
 from bt_executive.llm.language.clause_split import _ALSO, infinitive_first
 from bt_executive.llm.language.intents import Intent, IntentAction
 from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.llm.language.lexicon_patterns import _ON, _alternatives, _compiled
+from bt_executive.llm.language.noun_phrases import expand_phrase
 from bt_executive.llm.language.quantities import COUNT, Quantity, find_quantities
 
 _ARTICLE = re.compile(r"^(?:the|a|an|that|this)\s+")

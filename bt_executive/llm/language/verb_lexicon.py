@@ -9,7 +9,7 @@ navigate): the lexicon only prefers, it never excludes a skill.
 
 from __future__ import annotations
 
-from bt_executive.llm.routing.bm25 import stem, tokenize
+from bt_executive.llm.language.tokens import stem, tokenize
 from bt_executive.skills.manifest import ActionVerb
 
 V = ActionVerb

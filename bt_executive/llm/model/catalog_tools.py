@@ -26,8 +26,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from bt_executive.llm.embedding.embedder import Embedder
+from bt_executive.llm.language.tokens import tokenize
 from bt_executive.llm.model.palette import slug
-from bt_executive.llm.routing.bm25 import tokenize
 from bt_executive.llm.routing.route_item import Routable, RouteItem, route_item
 from bt_executive.llm.routing.router import Router
 from bt_executive.skills.manifest import ActionVerb, SkillManifest

@@ -54,7 +54,6 @@ from bt_executive.llm.model.model_reply import ModelReply, ReadReply, ToolCallRe
 from bt_executive.llm.model.palette import Palette
 from bt_executive.llm.model.plan_schema import plan_json_schema, response_format
 from bt_executive.llm.model.plan_validation import CallIssue, check_plan
-from bt_executive.llm.model.profiles import LLMProfile, PlanExample, load_llm_config
 from bt_executive.llm.model.prompts import (
     JSON_NUDGE,
     PROSE_NUDGE,
@@ -68,6 +67,7 @@ from bt_executive.llm.model.prompts import (
 )
 from bt_executive.llm.model.refusal_tool import REFUSE, refusal_in, refuse_tool
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused
+from bt_executive.llm.profiles import LLMProfile, PlanExample, load_llm_config
 from bt_executive.llm.routing.route_item import route_items
 from bt_executive.llm.routing.router import Router, narrow_palette
 from bt_executive.llm.serving.llama_http import LlamaHttpError, chat_url, post_json

@@ -1,4 +1,5 @@
-"""The model planner's kind (``planner: litellm``), registered in setup.py like any third party's."""
+"""The model planner's kinds (``planner: litellm``, and ``auto``: the grammar first, then a model), registered in
+setup.py like any third party's."""
 
 from __future__ import annotations
 
@@ -31,3 +32,14 @@ def litellm(request: PlannerRequest) -> Planner:
         frame_source=request.frame_source,
         plan_gate=gate,
     )
+
+
+def auto(request: PlannerRequest) -> Planner:
+    """``planner: auto``: the grammar first, the ``fallback`` profile for what it cannot parse (built on need)."""
+    from bt_executive.llm.model.auto_planner import AutoPlanner
+
+    fallback, build = request.profile.fallback, request.build
+    if fallback is None or build is None:
+        return AutoPlanner(request.registry)
+    # The model is built (litellm imported, its server started) only when a task needs it.
+    return AutoPlanner(request.registry, lambda: build(fallback), fallback_name=fallback)

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from bt_executive.llm.model.palette import Palette
-from bt_executive.llm.model.profiles import OutputMode, PlanExample
+from bt_executive.llm.profiles import OutputMode, PlanExample
 from bt_executive.skills.call import AttemptRecord
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.world_state import ObjectState, WorldState

@@ -32,8 +32,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bt_executive.llm.grounding.object_matching import phrase_words
 from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
+from bt_executive.llm.language.noun_phrases import phrase_words
 from bt_executive.llm.language.quantities import kind_of, schema_unit
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood, parse_task
 from bt_executive.llm.model.task_reading import read_task

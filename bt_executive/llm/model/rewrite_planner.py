@@ -35,9 +35,9 @@ from typing import Any
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
 from bt_executive.llm.model.faithfulness import check_faithful, with_note
-from bt_executive.llm.model.profiles import LLMProfile, load_llm_config
 from bt_executive.llm.model.rewrite_grammar import Focus, RewriteGrammar, rewrite_grammar, task_focus
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind
+from bt_executive.llm.profiles import LLMProfile, load_llm_config
 from bt_executive.llm.serving.llama_http import LlamaHttpError, chat_url, post_json
 from bt_executive.llm.serving.local_model import LocalModelServer, is_serving, port_of
 from bt_executive.skills.call import AttemptRecord

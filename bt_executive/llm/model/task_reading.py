@@ -38,15 +38,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words
-from bt_executive.llm.grounding.object_matching import (
-    ARTICLES,
-    NUMBERS,
-    expand_phrase,
-    match_objects,
-    phrase_words,
-)
+from bt_executive.llm.grounding.object_matching import match_objects
 from bt_executive.llm.language.clause_order import reorder_clauses
 from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
+from bt_executive.llm.language.noun_phrases import ARTICLES, NUMBERS, expand_phrase, phrase_words
 from bt_executive.llm.language.quantities import Quantity, find_quantities
 from bt_executive.llm.language.task_grammar import (
     Intent,

@@ -46,8 +46,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from bt_executive.llm.embedding.embedder import CachedEmbedder, Embedder
+from bt_executive.llm.language.tokens import tokenize
 from bt_executive.llm.language.verb_lexicon import verbs_in
-from bt_executive.llm.routing.bm25 import Bm25Index, tokenize
+from bt_executive.llm.routing.bm25 import Bm25Index
 from bt_executive.llm.routing.enablers import add_enablers
 from bt_executive.llm.routing.route_item import Routable, RouteItem, RouteKind, route_items
 

@@ -27,9 +27,10 @@ import threading
 from collections.abc import Callable, Sequence
 
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
-from bt_executive.llm.grounding.object_matching import object_words, phrase_words
+from bt_executive.llm.grounding.object_matching import object_words
 from bt_executive.llm.grounding.task_objects import named_ids, task_words
 from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.language.noun_phrases import phrase_words
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood, normalise_task
 from bt_executive.llm.language.verb_lexicon import verbs_in
 from bt_executive.llm.model.faithfulness import require_faithful

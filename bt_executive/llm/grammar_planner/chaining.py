@@ -1,0 +1,219 @@
+"""Emitting steps: each precondition checked, and met by bounded backward chaining over the manifests' effects."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic import JsonValue
+
+from bt_executive.llm.grammar_planner.attempt_history import RetryState, call_key
+from bt_executive.llm.grammar_planner.imagined_plan import RATIONALE_LIMIT, atom
+from bt_executive.llm.grammar_planner.object_phrases import ObjectPhrases
+from bt_executive.llm.grammar_planner.planning_errors import (
+    MissingSkill,
+    NotAfforded,
+    RetriesExhausted,
+    UnplannableStep,
+)
+from bt_executive.llm.grammar_planner.skill_choice import affordance_needs, names_category
+from bt_executive.llm.language.task_grammar import Intent
+from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
+from bt_executive.skills.affordances import AFFORDANCE_NAMES
+from bt_executive.skills.call import SkillCall
+from bt_executive.skills.conditions import apply_step, bind
+from bt_executive.skills.manifest import Role
+from bt_executive.skills.parameters import InvalidArguments, validate_arguments
+from bt_executive.skills.predicates import Predicate, parse_predicate
+from bt_executive.skills.registry import UnknownSkill
+
+PARKING_SURFACE = "table"
+"""Where a held object is put down when the next step needs an empty gripper."""
+
+CHAIN_DEPTH = 3
+"""How many achieving steps deep backward chaining may go for one unmet precondition."""
+
+
+class Chaining(ObjectPhrases):
+    """The layer that emits steps, meeting their preconditions by chaining or refusing them."""
+
+    # -- emitting calls ---------------------------------------------------------------------------
+    def already_done(self, skill: str, args: dict[str, JsonValue]) -> bool:
+        """Whether this intent's call already succeeded in an earlier attempt (using that success up).
+
+        For calls whose effect the world cannot show (tap, push, pour) or a later step may undo (pick,
+        open, close); placements and going home are judged by the world state alone.
+        """
+        key = call_key(skill, args)
+        if self.done_left[key] > 0:
+            self.done_left[key] -= 1
+            label = SkillCall(skill=skill, args=args).label()
+            self.notes.append(f"skip {label}: done in an earlier attempt")
+            return True
+        return False
+
+    def emit(
+        self, skill: str, args: dict[str, JsonValue], rationale: str, extra_effects: Iterable[Predicate] = ()
+    ) -> None:
+        """Append a validated call whose preconditions hold now, then imagine its effects."""
+        try:
+            manifest = self.registry.get(skill)
+        except UnknownSkill as err:
+            raise MissingSkill(f"the task needs {skill}, which this robot's registry does not have ({err})") from None
+        try:
+            validate_arguments(manifest, args)
+        except InvalidArguments as err:
+            raise PlannerError(f"the stub planner built invalid arguments: {err}") from err
+        call = SkillCall(skill=skill, args=args, rationale=rationale[:RATIONALE_LIMIT])
+        failed = self.history.failed.get(call_key(skill, args))
+        if failed is not None:
+            if failed.state is RetryState.EXHAUSTED:
+                raise RetriesExhausted(f"giving up: {failed.account()}; the stub planner will not try it again")
+            homing = self.achiever(atom("at_home"))
+            if homing is not None and "at_home" not in manifest.effects and not self.holds("at_home"):
+                kind = failed.failures[-1].result.failure_kind
+                self.emit(homing[0], homing[1], f"recover: {call.label()} failed ({kind})")
+        self.meet_preconditions(call, [bind(text, args) for text in manifest.preconditions])
+        apply_step(self.state, manifest, args)
+        for effect in extra_effects:
+            self.state.apply(effect)
+        self.steps.append(call)
+
+    def meet_preconditions(self, call: SkillCall, preconditions: list[Predicate]) -> None:
+        """Make every precondition of ``call`` hold, achieving unmet ones first; refuse or fail otherwise."""
+        for _ in range(4 * CHAIN_DEPTH):  # each achievement may undo an earlier one (pick undoes gripper_empty)
+            unmet = next((p for p in preconditions if not self.state.holds(p)), None)
+            if unmet is None:
+                return
+            self.refuse_if_impossible(call, unmet)
+            if self.depth >= CHAIN_DEPTH or not self.achieve(unmet, call):
+                break
+        raise UnplannableStep(
+            f"cannot plan step {len(self.steps) + 1} {call.label()}: its precondition {unmet} "
+            "does not hold there and no skill achieves it (world state and earlier steps considered)"
+        )
+
+    def refuse_if_impossible(self, call: SkillCall, unmet: Predicate) -> None:
+        """An unmet affordance or a missing object is the task's fault, not the plan's: refuse it."""
+        subject = unmet.args[0] if unmet.args else ""
+        if unmet.name in AFFORDANCE_NAMES and not unmet.negated:
+            raise NotAfforded(f"{call.label()} needs {unmet}, and {subject} is not {unmet.name} here")
+        if unmet.name == "reachable" and not unmet.negated and not self.can_reach():
+            raise NotAfforded(f"{call.label()} needs {subject} within reach, and no skill of this robot moves it there")
+        if unmet.name == "exists" and not unmet.negated:
+            known = ", ".join(self.world.ids())
+            raise PlannerRefused(
+                f"{call.label()} needs {subject}, which is not in the world ({known})", RefusalKind.NO_SUCH_OBJECT
+            )
+
+    def can_reach(self) -> bool:
+        """Whether some skill makes an object reachable (a mobile base's approach): else out of reach stays so."""
+        return any(parse_predicate(e).name == "reachable" for m in self.registry for e in m.effects)
+
+    def achieve(self, goal: Predicate, call: SkillCall) -> bool:
+        """Insert steps that make ``goal`` hold before ``call`` (one level of backward chaining)."""
+        why = f"so that {call.label()} can run: {goal}"
+        self.depth += 1
+        try:
+            if goal.name == "gripper_empty" and not goal.negated:
+                held = self.held()
+                if held is None:
+                    return False
+                return self.park(held, why)
+            if goal.name == "clear" and not goal.negated:
+                tops = [o for o in self.world.ids() if self.state.holds(atom("on", o, goal.args[0]))]
+                for top in tops:
+                    if not self.holds("holding", top):
+                        if not self.holds("gripper_empty"):
+                            self.meet_preconditions(call, [atom("gripper_empty")])
+                        self.emit(*self.grasper(top), f"move {top} off {goal.args[0]} {why}")
+                    self.park(top, why)
+                return bool(tops)
+            achiever = self.achiever(goal)
+            if achiever is None:
+                return False
+            name, args = achiever
+            self.emit(name, args, f"first {why}")
+            return True
+        finally:
+            self.depth -= 1
+
+    def achiever(self, goal: Predicate) -> tuple[str, dict[str, JsonValue]] | None:
+        """A skill whose effect, unified with ``goal``, binds every required argument (the owner's first:
+        ``reachable(x)`` is nav/approach_object's on a mobile robot, ``holding(x)`` the arm's pick)."""
+        for skill in sorted(self.registry.ids(), key=lambda i: (not i.startswith(f"{self.owner}/"), i)):
+            manifest = self.registry.get(skill)
+            required = set((manifest.parameters or {}).get("required", ()))
+            for text in manifest.effects:
+                effect = bind(text, {})
+                if effect.name != goal.name or effect.negated != goal.negated:
+                    continue
+                args: dict[str, JsonValue] = {}
+                for param, value in zip(effect.args, goal.args, strict=True):
+                    if param in (manifest.parameters or {}).get("properties", {}):
+                        args[param] = value
+                    elif param != value:
+                        break
+                else:
+                    if required <= set(args):
+                        return skill, args
+        return None
+
+    def grasper(self, obj: str) -> tuple[str, dict[str, JsonValue]]:
+        """The call that puts ``obj`` in the gripper: the skill whose effect is holding(...) (pick)."""
+        found = self.achiever(atom("holding", obj))
+        if found is None:
+            raise MissingSkill(f"no skill of this robot picks up {obj} (none has the effect holding(...))")
+        return found
+
+    def placer(self, target: str) -> tuple[str, str]:
+        """The skill that puts what is held at ``target``, and its destination parameter, by the manifests.
+
+        Among the skills that release what they hold (an effect ``gripper_empty``) into a destination
+        parameter: the one whose ``objects`` name the target's category (a bin: place_in), else one whose
+        preconditions the target affords (support(bowl): place_on)."""
+        obj = self.world.object(target)
+        ranked: list[tuple[int, str, str]] = []
+        for manifest in self.registry:
+            destination = next((p for p, r in manifest.roles().items() if r is Role.DESTINATION), None)
+            required = (manifest.parameters or {}).get("required", ())
+            if destination is None or "gripper_empty" not in manifest.effects or list(required) != [destination]:
+                continue
+            needs = affordance_needs(manifest, destination)
+            if obj is None or any(not obj.affords(n) for n in needs):
+                continue
+            ranked.append((2 if names_category(manifest, obj.category) else 1, manifest.id, destination))
+        if not ranked:
+            raise MissingSkill(f"no skill of this robot puts things at {target}")
+        best = max(score for score, _, _ in ranked)
+        top = sorted((skill, param) for score, skill, param in ranked if score == best)
+        if len(top) > 1:
+            raise PlannerRefused(
+                f"to put something at {target}, {' and '.join(s for s, _ in top)} fit equally: say which",
+                RefusalKind.AMBIGUOUS,
+                candidates=[s for s, _ in top],
+            )
+        return top[0]
+
+    def park(self, held: str, why: str) -> bool:
+        """Put ``held`` down on the parking surface; False when there is none to use."""
+        if self.world.object(PARKING_SURFACE) is None or PARKING_SURFACE in self.history.excluded:
+            return False
+        self.notes.append(f"put {held} down on the {PARKING_SURFACE} {why}")
+        skill, param = self.placer(PARKING_SURFACE)
+        self.emit(skill, {param: PARKING_SURFACE}, f"put {held} down {why}", [atom("on", held, PARKING_SURFACE)])
+        return True
+
+    def free_gripper(self, keep: str | None, intent: Intent) -> None:
+        """Put down whatever is held (unless it is ``keep``) so the next step gets an empty gripper."""
+        held = self.held()
+        if held is None or held == keep:
+            return
+        if self.world.object(PARKING_SURFACE) is None or PARKING_SURFACE in self.history.excluded:
+            raise UnplannableStep(f"{intent.clause!r} needs an empty gripper, but it holds {held}; say where to put it")
+        self.notes.append(f"put {held} down on the {PARKING_SURFACE}: {intent.clause!r} needs an empty gripper")
+        skill, param = self.placer(PARKING_SURFACE)
+        self.emit(skill, {param: PARKING_SURFACE}, f"{intent.clause}: put {held} down first")
+
+    def affords(self, object_id: str, affordance: str) -> bool:
+        """Whether the world says ``object_id`` affords this (a drawer listed only by id opens)."""
+        return self.state.holds(atom(affordance, object_id))

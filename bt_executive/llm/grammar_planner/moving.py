@@ -1,0 +1,192 @@
+"""Taking, putting and stacking: the grasp, the destination, and opening what hides an object first."""
+
+from __future__ import annotations
+
+from pydantic import JsonValue
+
+from bt_executive.llm.grammar_planner.imagined_plan import atom
+from bt_executive.llm.grammar_planner.planning_errors import MissingSkill, NotAfforded
+from bt_executive.llm.grammar_planner.skill_acts import SkillActs
+from bt_executive.llm.grammar_planner.skill_choice import Referent, affordance_needs, candidates, fit, names_category
+from bt_executive.llm.language.task_grammar import Intent, IntentAction
+from bt_executive.llm.plan import PlannerRefused
+from bt_executive.skills.call import SkillCall
+from bt_executive.skills.manifest import ActionVerb, Role
+from bt_executive.skills.predicates import Predicate, parse_predicate
+
+
+class Moving(SkillActs):
+    """The layer that takes, puts and stacks objects."""
+
+    def pick(self, intent: Intent) -> None:
+        claimed = intent.verb is not None and any(intent.verb in m.phrases() for m in self.registry)
+        if claimed and not (intent.verb or "").endswith(" out"):
+            self.act(intent)  # "fetch the mug": a skill that claims the verb as its own serves it
+            return
+        obj = self.resolve(intent.object, intent)
+        container = next((c for c in self.world.ids() if self.holds("in", obj, c)), None)
+        if claimed and container is None:
+            self.act(intent)  # "take out the rubbish"; but "take the mug out" of the fridge it is in is a pick
+            return
+        if container is not None and not self.affords(container, "openable") and self.take_out(obj, container, intent):
+            return  # in a fridge, a box: the skill that takes things out of a container, where the robot has one
+        self.last_object = obj
+        skill, args = self.grasper(obj)
+        if self.already_done(skill, args):
+            return
+        self.goal.append(atom("holding", obj))
+        if self.holds("holding", obj):
+            self.skip(SkillCall(skill=skill, args=args).label(), atom("holding", obj))
+            return
+        self.open_what_hides(obj, SkillCall(skill=skill, args=args))
+        self.free_gripper(None, intent)
+        self.emit(skill, args, intent.clause)
+
+    def open_what_hides(self, obj: str, grasp: SkillCall) -> None:
+        """Open the closed drawer ``obj`` lies in before ``grasp``: a closed drawer hides what is in it."""
+        container = next((c for c in self.world.ids() if self.holds("in", obj, c)), None)
+        if container is not None and self.affords(container, "openable"):
+            opened = atom("drawer_open", container)
+            if not self.state.holds(opened):
+                self.meet_preconditions(grasp, [opened])
+
+    def take_out(self, obj: str, container: str, intent: Intent) -> bool:
+        """Grasp ``obj`` out of ``container`` with a skill that takes both (False when the robot has none);
+        a container one of the robot's skills opens (a fridge, a cupboard) is opened first, unless this plan
+        opened it already: the world state does not say whether it is open, and nothing is taken out of a
+        closed one."""
+        for manifest in self.registry:
+            roles = manifest.roles()
+            source = next((p for p, r in roles.items() if r is Role.PLACE), None)
+            taken = next((p for p, r in roles.items() if r is Role.OBJECT), None)
+            if source is None or taken is None or f"holding({taken})" not in manifest.effects:
+                continue
+            self.open_first(container, intent)
+            self.goal.append(atom("holding", obj))
+            self.last_object = obj
+            self.emit(manifest.id, {taken: obj, source: container}, intent.clause)
+            return True
+        return False
+
+    def open_first(self, container: str, intent: Intent) -> None:
+        """Open ``container`` with the skill that opens things of its kind, when there is one and no step of
+        this plan has opened it yet."""
+        openers = candidates(self.registry, None, {ActionVerb.OPEN})
+        if not any(fit(m, Referent(container), self.world) for m in openers):
+            return
+        opened = self.holds("drawer_open", container) or any(  # the world says so, or a step opened it
+            container in call.args.values() and ActionVerb.OPEN in self.registry.get(call.skill).actions
+            for call in self.steps
+        )
+        if not opened:
+            self.notes.append(f"{intent.clause!r}: open {container} first (nothing is taken out of a closed one)")
+            self.act(Intent(action=IntentAction.OPEN, clause=intent.clause, verb="open", object=container))
+
+    def put(self, intent: Intent) -> None:
+        obj = self.resolve(intent.object, intent)
+        try:
+            target = self._target(intent, obj)
+        except PlannerRefused:
+            self.refuse_untakeable(obj)  # "pick up the table and carry it to ...": the table is the problem
+            raise
+        self.last_object = obj
+        placed = self.placement(obj, target, intent)
+        self.goal.append(placed[-1])
+        for relation in ("on", "in"):  # "in the bowl" is done whether the world says in or on
+            if self.holds(relation, obj, target):
+                self.skip(f"put({obj}, {target})", atom(relation, obj, target))
+                return
+        try:
+            skill, param = self.placer(target)
+        except MissingSkill:
+            moving = self.mover(obj, target)
+            if moving is None:
+                raise
+            # A robot that manipulates through a VLA policy: one closed-loop call picks and places.
+            self.emit(*moving, intent.clause, placed)
+            return
+        opened = atom("drawer_open", target)
+        if self.affords(target, "openable") and not self.state.holds(opened):
+            # An openable container takes things only when open; opening needs the gripper empty.
+            self.meet_preconditions(SkillCall(skill=skill, args={param: target}), [opened])
+        self._grasp(obj, intent)
+        self.emit(skill, {param: target}, intent.clause, placed)
+
+    def refuse_untakeable(self, obj: str) -> None:
+        """Refuse, naming why, when ``obj`` cannot be taken at all: no skill of the robot grasps anything
+        (missing_skill), or the one that would needs what ``obj`` does not afford (not_afforded)."""
+        if self.held() == obj:
+            return
+        skill, args = self.grasper(obj)
+        manifest = self.registry.get(skill)
+        for param, value in args.items():
+            if value == obj and (lacks := [n for n in affordance_needs(manifest, param) if not self.affords(obj, n)]):
+                raise NotAfforded(f"{skill}({obj}) needs {lacks[0]}({obj}), and {obj} is not {lacks[0]} here")
+
+    def mover(self, obj: str, target: str, *, generalist: bool = True) -> tuple[str, dict[str, JsonValue]] | None:
+        """A skill that puts ``obj`` at ``target`` in one motion (an effect on(<its object>, <its destination>)):
+        one whose ``objects`` name the target's category first, then one whose main action is PICK_AND_PLACE
+        (stack before a generalist VLA skill, which ``generalist=False`` leaves out)."""
+        place = self.world.object(target)
+        ranked: list[tuple[bool, bool, str, str, str]] = []
+        for manifest in self.registry:
+            roles = manifest.roles()
+            thing = next((p for p, r in roles.items() if r is Role.OBJECT), None)
+            where = next((p for p, r in roles.items() if r is Role.DESTINATION), None)
+            moves = any(
+                (e := parse_predicate(text)).name == "on" and e.args == (thing, where) and not e.negated
+                for text in manifest.effects
+            )
+            if thing is None or where is None or not moves:
+                continue
+            if not generalist and manifest.actions[0] is not ActionVerb.PICK_AND_PLACE:
+                continue
+            named = place is not None and names_category(manifest, place.category)
+            ranked.append((not named, manifest.actions[0] is not ActionVerb.PICK_AND_PLACE, manifest.id, thing, where))
+        if not ranked:
+            return None
+        _, _, skill, thing, where = min(ranked)
+        return skill, {thing: obj, where: target}
+
+    def placement(self, obj: str, target: str, intent: Intent) -> list[Predicate]:
+        """What placing ``obj`` at ``target`` makes true; the last one is the task's goal for it."""
+        # "in the bowl", or "to the bowl" (no relation said): a container holds what goes to it.
+        into = intent.relation == "in" or (intent.relation is None and intent.action is IntentAction.PUT)
+        if (into and self.affords(target, "container")) or not self.affords(target, "support"):
+            return [atom("on", obj, target), atom("in", obj, target)]
+        return [atom("on", obj, target)]
+
+    def stack(self, intent: Intent) -> None:
+        obj = self.resolve(intent.object, intent)
+        base = self._target(intent, obj)
+        self.last_object = obj
+        stacked = atom("on", obj, base)
+        self.goal.append(stacked)
+        if self.holds("on", obj, base):
+            self.skip(f"stack({obj}, {base})", stacked)
+        elif self.holds("holding", obj) or (moving := self.mover(obj, base, generalist=False)) is None:
+            # Held already (a pick succeeded before a replan), or no one-motion skill: place it instead.
+            self._grasp(obj, intent)
+            skill, param = self.placer(base)
+            self.emit(skill, {param: base}, intent.clause, [stacked])
+        else:
+            self.free_gripper(None, intent)
+            self.emit(*moving, intent.clause)
+
+    def home(self, intent: Intent) -> None:
+        self.goal.append(atom("at_home"))
+        if self.holds("at_home"):
+            self.skip("home", atom("at_home"))
+            return
+        homing = self.achiever(atom("at_home"))
+        if homing is None:
+            raise MissingSkill("no skill of this robot goes home (none has the effect at_home)")
+        self.emit(*homing, intent.clause)
+
+    def _grasp(self, obj: str, intent: Intent) -> None:
+        """Make sure ``obj`` is in the gripper: put anything else down, then pick it unless held."""
+        if not self.holds("holding", obj):
+            skill, args = self.grasper(obj)
+            self.open_what_hides(obj, SkillCall(skill=skill, args=args))
+            self.free_gripper(obj, intent)
+            self.emit(skill, args, f"{intent.clause}: grasp {obj} first")

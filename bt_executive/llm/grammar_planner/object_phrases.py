@@ -1,0 +1,375 @@
+"""Object phrases resolved to ids: pronouns, the held object, lists, quantifiers, "the others"."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Iterable
+
+from bt_executive.llm.grammar_planner.imagined_plan import ImaginedPlan
+from bt_executive.llm.grammar_planner.planning_errors import NotAfforded, UnplannableStep
+from bt_executive.llm.grammar_planner.said_arguments import counts_apart, unit_apart
+from bt_executive.llm.grammar_planner.skill_choice import Referent, fit, regions_listed
+from bt_executive.llm.grounding.object_matching import (
+    AmbiguousObject,
+    UnknownObject,
+    ignored_words,
+    match_objects,
+    resolve_all,
+    resolve_object,
+)
+from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.language.noun_phrases import NUMBERS, count_said, expand_phrase, phrase_words, stated_count
+from bt_executive.llm.language.task_grammar import Condition, Intent, IntentAction, other_splits
+from bt_executive.llm.plan import PlannerRefused, RefusalKind
+
+_MOVES_HELD = frozenset({IntentAction.PUT, IntentAction.POUR, IntentAction.STACK})
+
+_ACTS = frozenset(
+    {IntentAction.PUSH, IntentAction.POUR, IntentAction.TAP, IntentAction.OPEN, IntentAction.CLOSE, IntentAction.ACT}
+)
+"""The intents whose skill is chosen from the manifests by verb and referent (``_PlanBuilder.act``)."""
+
+_OR = re.compile(r"\s+or\s+")
+
+_DEFINITE = re.compile(r"^(?:the|all|both|each|every|these|those)\b")
+"""Phrases that name particular objects: "the two cubes" with three here is ambiguous, "two cubes" is not."""
+
+_ANY_COUNT = re.compile(r"^(?:any|some|just)\s+(?=(?:two|three|four|five|six|[2-6])\s)")
+""""any two cubes": any of them, as "two cubes"."""
+
+_OTHERS = re.compile(
+    r"^(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:other|others|remaining|rest|rest of|rest of the)"
+    r"(?:\s+(?P<n>" + "|".join(NUMBERS) + r"))?(?:\s+(?P<what>(?!of\b).+))?$"
+)
+""""the other two", "the others", "the rest of the cubes", "the remaining blocks"."""
+
+_INDEFINITE = re.compile(r"^(?:a|an|any|some|either|one)\b")
+"""Phrases that ask for any one of their matches ("a cube", "any block", "one of the cubes")."""
+
+_ID_SAID = re.compile(r"^(?:.*?\s)?(?:id|with id|with the id|named|called|labelled|labeled)\s+(?P<id>[a-z0-9_]+)$")
+"""An object phrase that says the object's id outright ("the charging dock id dock", "the gauge named p7")."""
+
+_HELD_PHRASE = re.compile(
+    r"\b(?:you are holding|you re holding|youre holding|your holding|you hold|you have|you ve got|you have got|you got|"
+    r"you are carrying|you carry|in your fingers|"
+    r"in your (?:hand|gripper)|in the gripper|that is held|being held|held one|held|grasped|gripped|picked up)\b"
+)
+"""Words that name the object in the gripper ("the cube you are holding")."""
+
+
+class ObjectPhrases(ImaginedPlan):
+    """The layer that reads object phrases against the world (and the steps so far)."""
+
+    # -- object phrases ---------------------------------------------------------------------------
+    def resolve(self, phrase: str | None, intent: Intent, *, among: Collection[str] | None = None) -> str:
+        """The id a phrase names; a pronoun is the previous clause's object (or its destination, where
+        only that fits: "put the cube in the drawer and shut it"), else the held one."""
+        if phrase is None:
+            candidates = [c for c in (self.last_object, self.last_target, self.held()) if c is not None]
+            fitting = [c for c in candidates if among is None or c in among]
+            if not fitting and among is not None:  # "open the drawer, put the cubes inside, close it": the drawer
+                fitting = [c for c in reversed(self.named) if c in among][:1]
+            referent = next(iter(fitting or candidates), None)
+            if referent is None:
+                raise UnplannableStep(
+                    f"'it' in {intent.clause!r} refers to nothing: no object earlier in the task "
+                    "and the gripper is empty"
+                )
+            if among is not None and referent not in among:
+                raise UnplannableStep(f"'it' in {intent.clause!r} refers to {referent}, which cannot be used there")
+            return referent
+        if not set(phrase_words(phrase)) - ignored_words():  # "the object", "the item": as 'it'
+            return self.resolve(None, intent, among=among)
+        alternatives = _OR.split(phrase)
+        if len(alternatives) > 1:  # "the red cube or the blue cube": either will do, the nearest
+            options = sorted({self.resolve(part, intent, among=among) for part in alternatives})
+            chosen = self._nearest(options)
+            self.notes.append(f"{phrase!r} -> {chosen} (either of {', '.join(options)}: the nearest)")
+            return chosen
+        # The one held now, else the one held when the task came ("open the drawer and put inside the cube
+        # you hold": opening the drawer sets it down first).
+        held = self.held() or self.world.gripper.holding
+        if held is not None and _HELD_PHRASE.search(phrase) and (among is None or held in among):
+            self.notes.append(f"{phrase!r} -> {held} (the one held)")
+            return held
+        try:
+            match = resolve_object(phrase, self.world, exclude=self.history.excluded, among=among)
+        except UnknownObject:
+            said = self.said_beside(phrase)
+            if said is None:
+                raise
+            return self.resolve(said, intent, among=among)
+        except AmbiguousObject as err:
+            # "put the cube down" while holding one cube: the held one is the one meant.
+            held = self.held()
+            if intent.action in _MOVES_HELD and held is not None and held in err.candidates:
+                self.notes.append(f"{phrase!r} -> {held} (the one held)")
+                return held
+            if _INDEFINITE.match(phrase.strip().lower()):  # "a cube": any one will do, the nearest
+                chosen = self._nearest(err.candidates)
+                self.notes.append(f"{phrase!r} -> {chosen} (any one of {', '.join(err.candidates)}: the nearest)")
+                self.antecedent = chosen
+                return chosen
+            # "the red cube on the green one", "..., then the green one": 'one' is of the kind of the
+            # previous clause's object, else of the object named just before.
+            for before in (self.last_object, self.antecedent):
+                if "one" not in phrase.split() or before is None or (named := self.world.object(before)) is None:
+                    continue
+                same = [c for c in err.candidates if (o := self.world.object(c)) and o.category == named.category]
+                if len(same) == 1:
+                    self.notes.append(f"{phrase!r} -> {same[0]} ('one': a {named.category}, as {before})")
+                    return same[0]
+            if (region := self.last_region) is not None:
+                # "go to the boiler room and read the gauge (there)": the one in the room the plan went to
+                inside = [c for c in err.candidates if self.holds("at", c, region)]
+                if len(inside) == 1:
+                    self.notes.append(f"{phrase!r} -> {inside[0]} (the one in {region}, where the plan went)")
+                    return inside[0]
+            raise
+        object_id = match.ids[0]
+        self.antecedent = object_id
+        self.named.append(object_id)
+        if match.rule != "exact":
+            self.notes.append(f"{phrase!r} -> {object_id} ({match.rule})")
+        return object_id
+
+    def said_beside(self, phrase: str) -> str | None:
+        """What an object phrase that names nothing here names once the words said beside the object are left
+        out: an id said outright ("the charging dock id dock": dock), or a reason run on after the object
+        ("the front door theres a draft": the front door), where what is left names one object."""
+        stated = _ID_SAID.match(phrase)
+        if stated is not None and self.world.object(stated.group("id")) is not None:
+            self.notes.append(f"{phrase!r} -> {stated.group('id')} (its id, said)")
+            return stated.group("id")
+        words = phrase.split()
+        for opener in sorted(load_lexicon().reason_openers, key=len, reverse=True):
+            size = len(opener.split())
+            for start in range(1, len(words) - size + 1):
+                if words[start : start + size] != opener.split():
+                    continue
+                before = " ".join(words[:start])
+                if len(match_objects(before, self.world, exclude=self.history.excluded).ids) == 1:
+                    self.notes.append(f"{phrase!r}: {' '.join(words[start:])!r} is a reason, left out")
+                    return before
+        return None
+
+    def _nearest(self, ids: Iterable[str]) -> str:
+        """Of ``ids``, the one nearest the robot's base in the table plane (ties: the first id)."""
+        return min(ids, key=lambda i: (self._distance(i), i))
+
+    def in_order(self, ids: list[str], order: str) -> list[str]:
+        """``ids`` in the order said: from the robot's left (largest y) to its right, or nearest first, ..."""
+
+        def key(object_id: str) -> float:
+            found = self.world.object(object_id)
+            if found is None:
+                return math.inf
+            return {
+                "left_to_right": -found.position[1],
+                "right_to_left": found.position[1],
+                "nearest_first": self._distance(object_id),
+                "farthest_first": -self._distance(object_id),
+            }[order]
+
+        return sorted(ids, key=key)
+
+    def _distance(self, object_id: str) -> float:
+        found = self.world.object(object_id)
+        return math.hypot(found.position[0], found.position[1]) if found is not None else math.inf
+
+    def others(self, intent: Intent) -> list[str] | None:
+        """The objects "the other two", "the others", "the rest (of the cubes)" or "the remaining cubes" name:
+        those of the kind said (else of the kind of the object before) that the task has not named yet;
+        None when the phrase is not of this form."""
+        found = _OTHERS.match(" ".join((intent.object or "").lower().split()))
+        if found is None:
+            return None
+        kind = (found.group("what") or "").strip()
+        singular = bool(kind) and not kind.endswith("s")  # "the other cube": one
+        number = found.group("n") or ("1" if singular else None)
+        kind = "" if kind in ("one", "ones") else kind
+        if not self.named and self.last_object is None and self.held() is None:
+            raise PlannerRefused(
+                f"{intent.object!r} in {intent.clause!r}: other than what? nothing was named before it",
+                RefusalKind.AMBIGUOUS,
+            )
+        if not kind:
+            before = self.world.object(self.last_object or self.antecedent or "")
+            if before is None:
+                raise UnplannableStep(f"{intent.object!r} in {intent.clause!r}: the others of what? say which")
+            kind = before.category
+        target = self.resolve(intent.target, intent) if intent.target else None
+        phrases, _ = expand_phrase(kind if kind.startswith(("all", "the")) else f"all the {kind}")
+        ids = [
+            i
+            for phrase in phrases
+            for i in resolve_all(phrase, self.world, exclude=self.history.excluded)
+            if i not in self.named and i != target
+        ]
+        if not ids or (number is not None and count_said(number) != len(ids)):
+            raise PlannerRefused(
+                f"{intent.object!r}: {len(ids)} not named yet ({', '.join(ids) or 'none'})",
+                RefusalKind.AMBIGUOUS if ids else RefusalKind.NO_SUCH_OBJECT,
+                candidates=tuple(ids),
+            )
+        self.notes.append(f"{intent.object!r} -> {', '.join(ids)} (not named before)")
+        return ids
+
+    def names_one(self, phrase: str | None) -> bool:
+        """Whether a phrase names exactly one object here (a pronoun or a list/quantifier counts as yes)."""
+        if phrase is None:
+            return True
+        phrases, quantified = expand_phrase(phrase)
+        if quantified or len(phrases) != 1:
+            return True
+        return len(match_objects(phrases[0], self.world, exclude=self.history.excluded).ids) == 1
+
+    def grounded_reading(self, intent: Intent) -> Intent:
+        """The first reading of a placement whose object and target phrases each name one object here.
+
+        "put the cube on the plate in the bowl": (the cube) in (the plate in the bowl) names no target
+        here, (the cube on the plate) in (the bowl) does. The grammar's reading when none does (its
+        refusal then names what did not match)."""
+        # A split of the clause's own words that says only "it" would lose an object the clause was given
+        # ("find the banana and put it on the plate": the banana), unless "it" has something to mean.
+        it_means = intent.object is None or self.held() is not None or self.last_object is not None
+        readings = [intent, *(r for r in other_splits(intent) if r.object is not None or it_means)]
+        if len(readings) == 1:
+            return intent
+        for reading in readings:
+            if all(self.names_one(phrase) for phrase in (reading.object, reading.target)):
+                if reading is not intent:
+                    self.notes.append(f"{intent.clause!r} read as {reading.object!r} -> {reading.target!r}")
+                return reading
+        return intent
+
+    def condition_holds(self, intent: Intent, condition: Condition) -> bool:
+        """Whether an "if" holds in the world as the steps so far leave it. Where the world state cannot say
+        (a fridge's door), a clause that would only make it false ("if the fridge is shut, open it") is
+        kept, as doing it either way ends the same; any other clause is refused rather than guessed."""
+        if condition.subject is None:
+            holding = not self.holds("gripper_empty")
+            return holding if condition.state == "holding" else not holding
+        subject = self.resolve(condition.subject, intent)
+        if subject in self.world.drawers:
+            is_open = self.holds("drawer_open", subject)
+            return is_open if condition.state == "open" else not is_open
+        undoes = {"closed": IntentAction.OPEN, "open": IntentAction.CLOSE}.get(condition.state)
+        if undoes is not None and intent.action is undoes:
+            return True
+        raise PlannerRefused(
+            f"{condition.clause!r}: the world state does not say whether {subject} is {condition.state}",
+            RefusalKind.AMBIGUOUS,
+            candidates=(subject,),
+        )
+
+    def each_object(self, intent: Intent) -> list[Intent]:
+        """One intent per object a list or a quantifier names ("all the cubes": in id order); a list of
+        regions is one intent when a skill takes a list of places ("patrol A and B"), else one per region."""
+        if intent.object is None:
+            return [intent]
+        if intent.action in _ACTS and any(counts_apart(intent.object, m)[1] for m in self.skills_for(intent)):
+            return [intent]  # "scan all 8 levels of the shelf": a count of the skill's, not of objects
+        for manifest in self.skills_for(intent) if intent.action in _ACTS else ():
+            rest, units = unit_apart(intent.object, manifest)
+            if units and rest != intent.object:  # "read p7 and t3, in bar": each of them, in bar
+                said = f" in {next(iter(units.values()))}"
+                each = self.each_object(intent.model_copy(update={"object": rest}))
+                return [i.model_copy(update={"object": f"{i.object}{said}"}) if i.object else i for i in each]
+        regions = regions_listed(intent.object, self.world) if intent.action in _ACTS else None
+        if regions:
+            listed = Referent(regions[0], region=True, more=tuple(regions[1:]))
+            if any(fit(m, listed, self.world) for m in self.skills_for(intent)):
+                return [intent]
+            self.notes.append(f"{intent.object!r} -> {', '.join(regions)}")
+            return [intent.model_copy(update={"object": r}) for r in regions]
+        others = self.others(intent)
+        if others is not None:  # "the other two", "the rest of the cubes": one intent each
+            return [intent.model_copy(update={"object": i}) for i in others]
+        phrases, quantified = expand_phrase(_ANY_COUNT.sub("", intent.object))
+        if not quantified and len(phrases) == 1 and intent.excluding is None:
+            if intent.tower:
+                raise UnplannableStep(f"{intent.clause!r}: a tower needs two objects or more")
+            return [intent]
+        ids: list[str] = []
+        for phrase in phrases:
+            if quantified:
+                found = resolve_all(phrase, self.world, exclude=self.history.excluded)
+                target = self.resolve(intent.target, intent) if intent.target and not intent.tower else None
+                ids.extend(i for i in found if i != target and i not in ids)
+            else:
+                ids.append(self.resolve(phrase, intent))
+        if intent.excluding is not None:
+            left_out = {self.resolve(p, intent) for p in expand_phrase(intent.excluding)[0]}
+            ids = [i for i in ids if i not in left_out]
+            if not ids:
+                raise PlannerRefused(
+                    f"{intent.clause!r}: nothing is left once {intent.excluding!r} is left out",
+                    RefusalKind.NO_SUCH_OBJECT,
+                )
+            self.notes.append(f"left out {intent.excluding!r}: {', '.join(sorted(left_out))}")
+        count = stated_count(_ANY_COUNT.sub("", intent.object))
+        if count is not None and count < len(ids) and not _DEFINITE.match(intent.object.strip().lower()):
+            # "put two cubes on the plate", "any two cubes": which ones is not said, the nearest will do
+            nearest = sorted(ids, key=lambda i: (self._distance(i), i))[:count]
+            self.notes.append(
+                f"{intent.object!r} -> {', '.join(nearest)} (any {count} of {', '.join(ids)}: the nearest)"
+            )
+            ids = [i for i in ids if i in nearest]
+        if count is not None and count != len(ids):
+            raise PlannerRefused(
+                f"{intent.object!r} names {count}, but {len(ids)} match: say which",
+                RefusalKind.AMBIGUOUS,
+                candidates=tuple(ids),
+            )
+        if intent.action is IntentAction.PICK and len(ids) > 1:
+            raise NotAfforded(
+                f"{intent.clause!r} names {', '.join(ids)}, but the gripper holds one object at a time; "
+                "say where to put them"
+            )
+        if intent.order is not None:  # "going from your left to your right": y is to the robot's left
+            ids = self.in_order(ids, intent.order)
+        self.notes.append(
+            f"{intent.object!r} -> {', '.join(ids)}"
+            + (
+                f" ({intent.order.replace('_', ' ')})"
+                if intent.order
+                else " (every match, in id order)"
+                if quantified
+                else ""
+            )
+        )
+        if intent.action is IntentAction.STACK:
+            # "stack all the cubes on the plate": a tower, each one on the one before; "build a tower of
+            # the cubes": the first one is the base.
+            if intent.tower:
+                if intent.target is not None:  # "with the blue cube at the bottom": it is one of the tower's
+                    bottom = self.resolve(intent.target, intent)
+                    ids = [bottom, *(i for i in ids if i != bottom)]
+                if intent.top is not None:
+                    top = self.resolve(intent.top, intent)
+                    ids = [*(i for i in ids if i != top), top]
+                if len(ids) < 2:
+                    raise UnplannableStep(f"{intent.clause!r}: a tower needs two objects or more, found {ids}")
+                base, ids = ids[0], ids[1:]
+            else:
+                base = intent.target or ""
+            bases = [base, *ids[:-1]]
+            self.notes.append(f"stacked as a tower: {' on '.join(reversed(ids))} on {base}")
+            return [
+                intent.model_copy(update={"object": i, "target": b, "tower": False})
+                for i, b in zip(ids, bases, strict=True)
+            ]
+        if intent.action is IntentAction.PUT and intent.target is None and len(ids) > 1:
+            # "put the red cube and the green cube inside": inside what came before the list, for each of them
+            where = self.resolve(None, intent)
+            return [intent.model_copy(update={"object": i, "target": where}) for i in ids]
+        return [intent.model_copy(update={"object": i}) for i in ids]
+
+    def _target(self, intent: Intent, obj: str) -> str:
+        target = self.resolve(intent.target, intent)
+        self.last_target = target
+        if target == obj:
+            raise UnplannableStep(f"{intent.clause!r} names {obj} as both the object and where it goes")
+        return target

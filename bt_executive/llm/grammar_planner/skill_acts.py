@@ -1,0 +1,380 @@
+"""Clauses whose skill is chosen from the manifests by verb and referent, and the arguments they say."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import JsonValue
+
+from bt_executive.llm.grammar_planner.attempt_history import call_key
+from bt_executive.llm.grammar_planner.chaining import Chaining
+from bt_executive.llm.grammar_planner.imagined_plan import RATIONALE_LIMIT
+from bt_executive.llm.grammar_planner.planning_errors import MissingSkill, NotAfforded, UnplannableStep
+from bt_executive.llm.grammar_planner.said_arguments import (
+    choice_apart,
+    counts_apart,
+    is_choice,
+    surface_apart,
+    unit_apart,
+)
+from bt_executive.llm.grammar_planner.skill_choice import (
+    Fit,
+    Referent,
+    candidates,
+    choose,
+    fit,
+    names_category,
+    referent_param,
+    region_named,
+    regions_listed,
+    regions_partly_named,
+)
+from bt_executive.llm.grounding.object_matching import ObjectMatchError, UnknownObject, match_objects, object_words
+from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.language.noun_phrases import phrase_words
+from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch
+from bt_executive.llm.language.quantities import fit as fit_quantity
+from bt_executive.llm.language.task_grammar import Intent, IntentAction, TaskNotUnderstood, object_phrase
+from bt_executive.llm.plan import PlannerRefused, RefusalKind
+from bt_executive.skills.call import SkillCall
+from bt_executive.skills.conditions import bind, goal_effects
+from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
+
+_FROM_REGION = re.compile(r"^(?P<what>.+?)\s+(?:from|in|out of|at)\s+(?P<where>(?:the\s+)?\S+(?:\s+\S+)?)$")
+"""An object phrase that ends in a place ("the red mug from the kitchen")."""
+
+_UNIT_SUFFIXES = frozenset({"s", "m", "cm", "mm", "ms", "deg", "rad", "hz", "mps", "sec", "min", "pct", "percent"})
+
+
+def _names_param(named: str, param: str) -> bool:
+    """Whether what a task calls an amount ("clearance", "max duration") names this parameter
+    (``clearance``, ``max_duration_s``): its words, without a unit suffix, include every word said."""
+    words = set(param.lower().split("_")) - _UNIT_SUFFIXES
+    return set(named.split()) <= words
+
+
+class SkillActs(Chaining):
+    """Clauses whose skill is chosen from the manifests by verb and referent, and the arguments they say."""
+
+    def act(self, intent: Intent) -> None:
+        """A clause served by one skill chosen from the manifests (open, push, wipe, go to, read ...)."""
+        actions = self.actions(intent)
+        doing = intent.verb or intent.action.value
+        skills = candidates(self.registry, intent.verb, actions)
+        if not skills:
+            raise MissingSkill(f"{intent.clause!r}: no skill of this robot can {doing}")
+        skills = self.giving_the_held(intent, skills)
+        intent = self.said_apart(self.place_apart(intent, skills), skills)
+        counted: dict[str, int] = {}
+        for manifest in skills if intent.object is not None else ():
+            rest, counted = counts_apart(intent.object or "", manifest)
+            if counted:  # "scan 3 levels of the shelf": levels, the parameter the noun names
+                intent = intent.model_copy(update={"object": rest})
+                break
+        units: dict[str, str] = {}
+        for manifest in skills if intent.object is not None else ():
+            rest, units = unit_apart(intent.object or "", manifest)
+            if units:  # "read p7 in bar": the unit the reading is expected in ("read it in psi": it)
+                intent = intent.model_copy(update={"object": object_phrase(rest)})
+                break
+        place = self.place_to_go(intent, skills)
+        if place is not None:  # "photograph the control room": go there, then the skill on nothing named
+            self.act(Intent(action=IntentAction.ACT, clause=intent.clause, verb="go to", object=intent.object))
+            self.notes.append(f"{intent.clause!r}: at {place}, on nothing named there")
+            intent = intent.model_copy(update={"object": None, "bare": True})
+        referent = self.referent(intent, skills)
+        chosen = choose(skills, referent, self.world, doing=doing, actions=actions)
+        if referent is None:
+            referent = self.unnamed_referent(chosen.manifest)
+            chosen = Fit(chosen.manifest, referent_param(chosen.manifest, region=False), chosen.score)
+        args = self.arguments(chosen, referent, intent)
+        for param, unit in units.items():
+            if param not in chosen.manifest.parameter_names():
+                raise TaskNotUnderstood(intent.clause, intent.clause)
+            args[param] = unit
+        for param, number in counted.items():
+            if param not in chosen.manifest.parameter_names():
+                raise TaskNotUnderstood(intent.clause, intent.clause)
+            amount = Quantity(value=number, unit=COUNT, kind=COUNT, span=(0, 0), text=f"{number} {param}")
+            schema = chosen.manifest.parameter_schema(param)
+            args[param] = int(fit_quantity(amount, {"unit": COUNT, **schema}, param, owner=chosen.manifest.id))
+        skill = chosen.manifest.id
+        if referent is not None and not referent.region:
+            self.last_object = referent.id
+        self.last_region = referent.id if referent is not None and referent.region and not referent.more else None
+        wanted = [bind(text, args) for text in goal_effects(chosen.manifest.effects, args)]
+        self.goal.extend(wanted)
+        if self.already_done(skill, args):
+            return
+        if wanted and all(self.state.holds(w) for w in wanted):
+            self.skip(SkillCall(skill=skill, args=args).label(), wanted[0])
+            return
+        if self.restates(skill, args, intent, actions):
+            self.notes.append(f"{intent.clause!r}: the same {SkillCall(skill=skill, args=args).label()} as before")
+            return
+        self.emit(skill, args, intent.clause)
+        self.last_actions = actions
+
+    def place_to_go(self, intent: Intent, skills: list[SkillManifest]) -> str | None:
+        """The region a clause names for skills that act on objects, none of which it names, and that need none
+        named ("take a photo in the boiler room"): the robot goes there first. None otherwise."""
+        if intent.object is None or match_objects(intent.object, self.world).ids:
+            return None
+        region = region_named(intent.object, self.world) or region_named(intent.object, self.world, partly=True)
+        if region is None or any(fit(m, Referent(region, region=True), self.world) for m in skills):
+            return None
+        for manifest in skills:
+            param = referent_param(manifest, region=False)
+            required = set((manifest.parameters or {}).get("required", ()))
+            if param is not None and param not in required:
+                navigation = candidates(self.registry, "go to", frozenset({ActionVerb.NAVIGATE}))
+                if any(fit(m, Referent(region, region=True), self.world) for m in navigation):
+                    return region
+        return None
+
+    def restates(self, skill: str, args: dict[str, JsonValue], intent: Intent, actions: frozenset[ActionVerb]) -> bool:
+        """Whether a clause says again what the clause before it did, by going ("go to the charger and
+        dock" is one dock): the same call, the step just before, and one of the two clauses a going verb."""
+        if not self.steps or call_key(self.steps[-1].skill, self.steps[-1].args) != call_key(skill, args):
+            return False
+        going = ActionVerb.NAVIGATE in actions | self.last_actions
+        return going and self.steps[-1].rationale != intent.clause[:RATIONALE_LIMIT]
+
+    def referent(self, intent: Intent, skills: list[SkillManifest]) -> Referent | None:
+        """What the clause acts on: a region it names, else the object among those some skill fits."""
+        fitting = {o.id for o in self.world.objects if any(fit(m, Referent(o.id), self.world) for m in skills)}
+        if intent.object is not None and self.names_a_person(intent.object, skills):
+            return None  # "follow me": the skill's person, its default
+        if intent.object is not None and self.implied(intent.object, skills):
+            return None  # "undock from the charger", "hand over the mug" (the one held): the skill's own
+        if intent.object is None:
+            if intent.bare:
+                return None  # "undock", "wait 10 seconds": nothing named
+            if self.last_region is not None:  # "go to the living room and vacuum it"
+                place = Referent(self.last_region, region=True)
+                if any(fit(m, place, self.world) for m in skills):
+                    return place
+            held = self.held()
+            if held is not None and self.last_object in (None, held) and self.hands_over_held(skills):
+                self.notes.append(f"'it' in {intent.clause!r} -> {held} (the one held)")
+                return None  # "hand it to me": the skill takes what is held, no object argument
+            return Referent(self.resolve(None, intent, among=fitting))  # "put the cube in the drawer and shut it"
+        regions = regions_listed(intent.object, self.world)
+        if regions:  # a list of places for one skill that takes them all (each_object split the others)
+            return Referent(regions[0], region=True, more=tuple(regions[1:]))
+        region = region_named(intent.object, self.world)
+        if region is not None and any(fit(m, Referent(region, region=True), self.world) for m in skills):
+            return Referent(region, region=True)
+        try:
+            return Referent(self.resolve(intent.object, intent, among=fitting))
+        except UnknownObject:
+            # "go to the corridor": the one region whose name holds the words, where no object here is named by
+            # them ("go to the pump" names pump_2, never pump_house: a skill that cannot take it refuses)
+            region = region_named(intent.object, self.world, partly=True)
+            named = match_objects(intent.object, self.world).ids
+            if (
+                region is not None
+                and not named
+                and any(fit(m, Referent(region, region=True), self.world) for m in skills)
+            ):
+                self.notes.append(f"{intent.object!r} -> {region} (the one place so named)")
+                return Referent(region, region=True)
+            places = regions_partly_named(intent.object, self.world)
+            if (
+                len(places) > 1
+                and not named
+                and intent.target is None
+                and any(fit(m, Referent(places[0], region=True), self.world) for m in skills)
+            ):
+                raise PlannerRefused(
+                    f"{intent.object!r} names {len(places)} places here: say which", RefusalKind.AMBIGUOUS, places
+                ) from None
+            # Named, but no skill fits it: resolve it among everything, so the refusal says why.
+            return Referent(self.resolve(intent.object, intent))
+
+    def take_quantities(self, manifest: SkillManifest, args: dict[str, JsonValue], intent: Intent) -> None:
+        """Each amount the clause names goes to the quantity parameter whose unit it converts to, checked
+        against that parameter's bounds; an amount no parameter takes is not guessed at."""
+        for amount in intent.quantities:
+            params = [p for p, role in manifest.roles().items() if role is Role.QUANTITY and p not in args]
+            if amount.named is not None:  # "with a clearance of 1 m": the parameter it names, if the skill has one
+                named = [p for p in params if _names_param(amount.named, p)]
+                if len(named) > 1:
+                    raise TaskNotUnderstood(intent.clause, amount.text)
+                params = named or params
+            for param in params:
+                try:
+                    value = fit_quantity(amount, manifest.parameter_schema(param), param, owner=manifest.id)
+                except UnitMismatch:
+                    continue
+                except ValueError:
+                    continue  # no unit stated for it
+                is_integer = manifest.parameter_schema(param).get("type") == "integer"
+                args[param] = int(value) if is_integer and value == int(value) else value
+                break
+            else:
+                raise TaskNotUnderstood(intent.clause, intent.clause)
+
+    def unnamed_referent(self, manifest: SkillManifest) -> Referent | None:
+        """What a skill acts on when the task names nothing ("recharge"): its default when that is here, else
+        the one object here it fits; a default naming nothing in this world is never sent."""
+        param = referent_param(manifest, region=False)
+        if param is None:
+            return None
+        default = manifest.parameter_schema(param).get("default")
+        if default is None or self.world.object(str(default)) is not None:
+            return None  # the skill's own choice, and it names something here (or it needs none)
+        fitting = sorted(o.id for o in self.world.objects if fit(manifest, Referent(o.id), self.world) is not None)
+        # "set the table" (its parameter ``table``): of those it fits, the one of the kind the parameter names
+        kind = [i for i in fitting if (o := self.world.object(i)) is not None and o.category == param]
+        if len(kind) == 1 and len(fitting) > 1:
+            self.notes.append(f"{manifest.id}'s {param}: {kind[0]}, the one {param} here ({default!r} is not)")
+            return Referent(kind[0])
+        if len(fitting) == 1:
+            self.notes.append(f"{manifest.id}'s {param}: {fitting[0]}, the one here ({default!r} is not)")
+            return Referent(fitting[0])
+        if not fitting:
+            raise PlannerRefused(
+                f"{manifest.id} would act on {default!r}, which is not in the world; name what to use",
+                RefusalKind.NO_SUCH_OBJECT,
+            )
+        raise PlannerRefused(f"{manifest.id} needs its {param}: say which", RefusalKind.AMBIGUOUS, candidates=fitting)
+
+    def implied(self, phrase: str, skills: list[SkillManifest]) -> bool:
+        """Whether a phrase names what skills that take nothing named act on anyway: an object of a category
+        their ``objects`` name ("undock from the charger"), or the held one for a skill that needs one held
+        ("hand over the red mug")."""
+        if any(referent_param(m, region=False) or referent_param(m, region=True) for m in skills):
+            return False
+        phrase = re.sub(r"^(?:from|off of|off|at|to|on|onto|with)\s+", "", phrase)
+        ids = match_objects(phrase, self.world, exclude=self.history.excluded).ids
+        held = self.held()
+        needs_held = any("not gripper_empty" in m.preconditions for m in skills)
+        if held is not None and held in ids and needs_held:
+            self.notes.append(f"{phrase!r} -> {held} (the one held)")
+            return True
+        objects = [o for i in ids if (o := self.world.object(i)) is not None]
+        return len(objects) == 1 and any(names_category(m, objects[0].category) for m in skills)
+
+    def giving_the_held(self, intent: Intent, skills: list[SkillManifest]) -> list[SkillManifest]:
+        """The skills that hand over what is held, when the clause names the held object to a skill that would
+        go and get it ("hand the red mug to me" while holding it: hand it over, do not fetch it); else ``skills``."""
+        held = self.held()
+        if held is None or self.hands_over_held(skills):
+            return skills
+        shared = {action for m in skills for action in m.actions}
+        givers = [m for m in self.registry if set(m.actions) & shared and self.hands_over_held([m])]
+        if intent.object is None:  # "give me that" while holding something: that is what is held
+            return givers or skills
+        try:
+            named = match_objects(intent.object, self.world).ids
+        except ObjectMatchError:
+            return skills
+        return givers if givers and held in named else skills
+
+    @staticmethod
+    def hands_over_held(skills: list[SkillManifest]) -> bool:
+        """Whether the skills take no object argument and act on what is held ("hand over")."""
+        if any(referent_param(m, region=False) or referent_param(m, region=True) for m in skills):
+            return False
+        return any("not gripper_empty" in m.preconditions for m in skills)
+
+    @staticmethod
+    def names_a_person(phrase: str, skills: list[SkillManifest]) -> bool:
+        """Whether ``phrase`` is the person the robot serves ("me", "the operator") and a skill takes one."""
+        return phrase in load_lexicon().people and any(Role.PERSON in m.roles().values() for m in skills)
+
+    def said_apart(self, intent: Intent, skills: list[SkillManifest]) -> Intent:
+        """The clause's phrases without what they say of the skill rather than the object: a target no skill
+        takes joined back to its object ("read the label on the shelf"), a choice among a parameter's values
+        ("on max power", "with the wrist camera"), the part of a place ("the floor of the living room")."""
+        takes_target = any(
+            role in (Role.DESTINATION, Role.PLACE, Role.PERSON) for m in skills for role in m.roles().values()
+        )
+        if intent.target is not None and is_choice(intent.target, skills):
+            intent = intent.model_copy(update={"target": None})
+        elif intent.target is not None and intent.joined is not None and not takes_target:
+            intent = intent.model_copy(update={"object": intent.joined, "target": None})
+        if intent.object is None:
+            return intent
+        words = {w for o in self.world.objects for w in object_words(o)}
+        words |= {w for name in self.world.regions for w in phrase_words(name)}
+        phrase = surface_apart(choice_apart(intent.object, skills), skills, words, self.world.regions)
+        if phrase != intent.object and object_phrase(phrase) is None:
+            return intent.model_copy(update={"object": None})  # "vacuum it on eco": 'it', once the choice is apart
+        return intent if phrase == intent.object else intent.model_copy(update={"object": phrase})
+
+    def place_apart(self, intent: Intent, skills: list[SkillManifest]) -> Intent:
+        """ "the red mug from the kitchen": the region is the skill's place, not part of the object."""
+        found = _FROM_REGION.match(intent.object or "")
+        if found is None or intent.target is not None or region_named(found.group("where"), self.world) is None:
+            return intent
+        if not any(Role.PLACE in m.roles().values() for m in skills):
+            return intent
+        return intent.model_copy(update={"object": found.group("what"), "target": found.group("where")})
+
+    def arguments(self, chosen: Fit, referent: Referent | None, intent: Intent) -> dict[str, JsonValue]:
+        """The call's arguments, each from the words of its role; what the clause says and no role takes
+        is not guessed at (the task is not understood)."""
+        manifest = chosen.manifest
+        args: dict[str, JsonValue] = {}
+        if chosen.param is not None and referent is not None:
+            listed = manifest.parameter_schema(chosen.param).get("type") == "array"
+            args[chosen.param] = list(referent.ids()) if listed else referent.id
+        required = set((manifest.parameters or {}).get("required", ()))
+        took_target = took_direction = False
+        for param, role in manifest.roles().items():
+            if param in args:
+                continue
+            if role in (Role.DESTINATION, Role.PLACE) and (intent.target is not None or param in required):
+                place = region_named(intent.target, self.world) if intent.target and role is Role.PLACE else None
+                args[param] = place or self._target(intent, referent.id if referent else "")
+                took_target = True
+            elif role is Role.PERSON and intent.target is not None and intent.target in load_lexicon().people:
+                took_target = True  # "hand it to me": the skill's person, its default
+            elif role is Role.DIRECTION and intent.direction is not None:
+                allowed = manifest.parameter_schema(param).get("enum")
+                if allowed is not None and intent.direction not in allowed:
+                    raise NotAfforded(f"{manifest.id} moves {', '.join(map(str, allowed))}, not {intent.direction}")
+                args[param] = intent.direction
+                took_direction = True
+        self.take_quantities(manifest, args, intent)
+        words = set(intent.clause.split())
+        for param in manifest.parameter_names():
+            allowed = manifest.parameter_schema(param).get("enum")
+            if param in args or not isinstance(allowed, list):
+                continue
+            said = [v for v in allowed if isinstance(v, str) and v in words]
+            if len(said) == 1:  # "turn off the light": state off
+                args[param] = said[0]
+        if (intent.target is not None and not took_target) or (intent.direction is not None and not took_direction):
+            raise TaskNotUnderstood(intent.clause, intent.clause)
+        missing = sorted(required - set(args))
+        if missing:
+            raise UnplannableStep(f"{intent.clause!r}: {manifest.id} needs {', '.join(missing)}, which it does not say")
+        return args
+
+    def amounts_to_steps(self, intent: Intent, first: int) -> None:
+        """The amounts of a pick, put or stack clause, each to the first call it made whose skill takes it
+        ("place the cube on the plate with a release height of 3 cm": place_on's release_height), one whose
+        parameter it names first; an amount none of them takes is not understood, never dropped."""
+        for amount in intent.quantities:
+            one = intent.model_copy(update={"quantities": (amount,)})
+            made = range(first, len(self.steps))
+            named = [i for i in made if amount.named is None or self._names_a_param(self.steps[i].skill, amount)]
+            for index in [*named, *(i for i in made if i not in named)]:
+                call = self.steps[index]
+                manifest = self.registry.get(call.skill)
+                args = dict(call.args)
+                try:
+                    self.take_quantities(manifest, args, one)
+                except TaskNotUnderstood:
+                    continue
+                self.steps[index] = call.model_copy(update={"args": args})
+                break
+            else:
+                raise TaskNotUnderstood(intent.clause, intent.clause)  # an amount no call of this clause takes
+
+    def _names_a_param(self, skill: str, amount: Quantity) -> bool:
+        manifest = self.registry.get(skill)
+        return any(_names_param(amount.named or "", p) for p in manifest.parameter_names())
