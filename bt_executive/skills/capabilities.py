@@ -8,12 +8,16 @@ profile names its actions, every verb of the skill is among them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bt_executive.skills.manifest import ActionVerb, Capability, SkillManifest
+
+CAMERA_PARAMETER = "camera"
+"""The parameter by which a skill's call chooses one of the robot's cameras."""
 
 
 class RobotCapabilities(BaseModel):
@@ -54,6 +58,15 @@ class RobotCapabilities(BaseModel):
             extra = [v.value for v in manifest.actions if v not in self.actions]
             if extra:
                 return f"actions {', '.join(extra)} not allowed on {self.name}"
+        return None
+
+    def unsupported_choice(self, args: Mapping[str, object]) -> str | None:
+        """Why this robot cannot make a call's choice, or None: a ``camera`` argument (the parameter name skills
+        choose a camera by) naming a camera the robot does not list. A skill that only needs *a* camera runs on
+        any robot with one, so the skill is kept and the choice is checked per call."""
+        camera = args.get(CAMERA_PARAMETER)
+        if isinstance(camera, str) and self.cameras and camera not in self.cameras:
+            return f"this robot has no {camera} camera (its cameras: {', '.join(self.cameras)})"
         return None
 
     @classmethod

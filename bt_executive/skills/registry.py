@@ -174,7 +174,9 @@ def _folder_problem(folder: Path, root: Path) -> Problem:
 class SkillRegistry:
     """The skills a robot can use, by id; built from a LoadReport with no problems."""
 
-    def __init__(self, skills: Iterable[RegisteredSkill]) -> None:
+    def __init__(self, skills: Iterable[RegisteredSkill], *, robot: RobotCapabilities | None = None) -> None:
+        self.robot = robot
+        """The robot these skills were chosen for (``available_for``): its calls' choices are checked against it."""
         self._skills: dict[str, RegisteredSkill] = {}
         for skill in skills:
             if skill.manifest.id in self._skills:
@@ -225,7 +227,7 @@ class SkillRegistry:
     def without(self, skill_ids: Iterable[str]) -> SkillRegistry:
         """A registry of the same skills less ``skill_ids``."""
         dropped = set(skill_ids)
-        return SkillRegistry(s for i, s in sorted(self._skills.items()) if i not in dropped)
+        return SkillRegistry((s for i, s in sorted(self._skills.items()) if i not in dropped), robot=self.robot)
 
     def available_for(self, robot: RobotCapabilities) -> tuple[SkillRegistry, dict[str, str]]:
         """The skills ``robot`` can run, and why each other one was left out."""
@@ -238,4 +240,4 @@ class SkillRegistry:
                 kept.append(skill)
             else:
                 excluded[skill_id] = reason
-        return SkillRegistry(kept), excluded
+        return SkillRegistry(kept, robot=robot), excluded

@@ -29,6 +29,8 @@ from bt_executive.skills.world_state import WorldState
 
 NOT_AFFORDED = "not_afforded"
 """The problem kind of a step that asks an object for an affordance it lacks (pick(table))."""
+MISSING_HARDWARE = "missing_hardware"
+"""The problem kind of a step that chooses hardware the robot lacks (take_photo(camera=wrist), no wrist camera)."""
 
 
 class PlanProblem(BaseModel):
@@ -38,7 +40,7 @@ class PlanProblem(BaseModel):
 
     step: int
     skill: str
-    kind: str  # unknown_skill | invalid_args | precondition | not_afforded
+    kind: str  # unknown_skill | invalid_args | missing_hardware | precondition | not_afforded
     message: str
 
     def __str__(self) -> str:
@@ -74,6 +76,10 @@ def check_plan(
             listed = "; ".join(f"{path}: {reason}" for path, reason in errors)
             problems.append(PlanProblem(step=number, skill=call.skill, kind="invalid_args", message=listed))
             continue
+        robot = registry.robot
+        if robot is not None and (why := robot.unsupported_choice(call.args)) is not None:
+            problems.append(PlanProblem(step=number, skill=call.skill, kind=MISSING_HARDWARE, message=why))
+            continue
         last_held = state.held or last_held
         held = last_held  # what ``held`` names in this step's effects: what the gripper holds (or last held)
         goals = [bind_held(bind(e, call.args), held) for e in goal_effects(manifest.effects, call.args)]
@@ -107,11 +113,15 @@ def _precondition_problem(number: int, skill: str, predicate: Predicate, world: 
 
 
 def refusal_for(problems: Sequence[PlanProblem]) -> PlannerRefused | None:
-    """A plan asking an object for what it does not afford is a refusal (``not_afforded``), not an error."""
+    """A plan asking an object for what it does not afford (``not_afforded``), or the robot for hardware it
+    lacks (``missing_skill``), is a refusal, not an error: no replan can mend either."""
     unafforded = [p for p in problems if p.kind == NOT_AFFORDED]
-    if not unafforded:
-        return None
-    return PlannerRefused("; ".join(str(p) for p in unafforded), RefusalKind.NOT_AFFORDED)
+    if unafforded:
+        return PlannerRefused("; ".join(str(p) for p in unafforded), RefusalKind.NOT_AFFORDED)
+    lacking = [p for p in problems if p.kind == MISSING_HARDWARE]
+    if lacking:
+        return PlannerRefused("; ".join(str(p) for p in lacking), RefusalKind.MISSING_SKILL)
+    return None
 
 
 def require_runnable(plan: Plan, registry: SkillRegistry, world: WorldState) -> Plan:

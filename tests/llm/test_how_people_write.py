@@ -686,3 +686,160 @@ def test_a_tower_said_bottom_to_top_is_read_only_for_three(robots: dict[str, Eva
     robot = robots["tabletop"]
     with pytest.raises(PlannerRefused):
         AutoPlanner(robot.registry).plan("stack the cubes, red at the bottom, then green, blue on top", robot.world)
+
+
+@pytest.mark.parametrize(
+    ("robot", "scenario", "task", "steps"),
+    [
+        # a "before" sentence: what is said to come next still comes after both
+        (
+            "inspection",
+            Scenario(),
+            "Before you read the boiler gauge, take a photo of it. Once that's done head back to the charger.",
+            ["take_photo(target=boiler_gauge)", "read_gauge(gauge=boiler_gauge)", "dock(dock=charging_dock)"],
+        ),
+        # a second verb for the call just made only says how to make it: one call
+        ("home", Scenario(), "undock and back off about a metre", ["undock(clearance=1.0)"]),
+        # a goal stated as a wish, or tersely, with no verb for it
+        (
+            "tabletop",
+            Scenario(),
+            "I want the blue cube to end up in the bowl.",
+            ["pick(object=blue_cube)", "place_on(target=bowl)"],
+        ),
+        ("tabletop", Scenario(), "Drawer open.", ["open_drawer(drawer=drawer)"]),
+        (
+            "home",
+            Scenario(),
+            "make sure the fridge's shut",
+            ["approach_object(object=fridge)", "close_cabinet(cabinet=fridge)"],
+        ),
+        (
+            "home",
+            Scenario(),
+            "I want the front door open, I'm carrying the shopping in",
+            ["approach_object(object=front_door)", "open_door(door=front_door)"],
+        ),
+        # a statement after the request says why; it asks for nothing
+        (
+            "tabletop",
+            Scenario(drawer_open=True),
+            "close the drawer please, the camera cable keeps catching on it",
+            ["close_drawer(drawer=drawer)"],
+        ),
+        (
+            "home",
+            Scenario(),
+            "wipe the kitchen table three times over, the kids got jam everywhere",
+            ["wipe_table(surface=kitchen_table, passes=3)"],
+        ),
+        ("home", Scenario(), "empty the dishwasher since it finished an hour ago", ["unload_dishwasher()"]),
+        (
+            "home",
+            Scenario(),
+            "push the brown door open, it only swings inwards",
+            ["approach_object(object=d2)", "open_door(door=d2, direction=push)"],
+        ),
+        # spoken fillers and greetings around the request
+        (
+            "tabletop",
+            Scenario(),
+            "um so like put the red cube on the plate i guess",
+            ["pick(object=red_cube)", "place_on(target=plate)"],
+        ),
+        (
+            "tabletop",
+            Scenario(),
+            "g'day, chuck the red cube in the bowl would ya",
+            ["pick(object=red_cube)", "place_on(target=bowl)"],
+        ),
+        # a choice that is also a function word, said with its noun
+        (
+            "inspection",
+            Scenario(),
+            "take a photo of the valve with the front camera",
+            ["take_photo(target=v12, camera=front)"],
+        ),
+    ],
+)
+def test_goals_statements_and_order_said_around_a_request(
+    robots: dict[str, EvalRobot], robot: str, scenario: Scenario, task: str, steps: list[str]
+) -> None:
+    assert _labels(robots[robot], task, scenario.apply(robots[robot].world)) == steps
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "kind"),
+    [
+        # a statement after the request that says a number is not dropped unread
+        ("inspection", "take stock of the grey shelf, it only has three levels", RefusalKind.MISSING_SKILL),
+        # a camera the robot does not have (robot.yaml: front only)
+        ("inspection", "take a close-up of the label with your wrist camera", RefusalKind.MISSING_SKILL),
+    ],
+)
+def test_what_a_dropped_statement_or_the_robot_cannot_serve_is_refused(
+    robots: dict[str, EvalRobot], robot: str, task: str, kind: RefusalKind
+) -> None:
+    with pytest.raises(PlannerRefused) as refused:
+        AutoPlanner(robots[robot].registry).plan(task, robots[robot].world)
+    assert refused.value.kind is kind
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "steps"),
+    [
+        # "look at" is a verb, not a presenter's "look, ..."
+        ("inspection", "look at the thermometer", ["read_gauge(gauge=t3)"]),
+        ("inspection", "Have a butcher's at the thermometer and tell me what it says.", ["read_gauge(gauge=t3)"]),
+        ("inspection", "I want a reading off the black gauge.", ["read_gauge(gauge=p7)"]),
+        # an amount said as "a unit and a half", and a distance to keep said with "within"
+        ("inspection", "back off the charger a metre and a half", ["undock(clearance=1.5)"]),
+        ("inspection", "get within 80 cm of the pump", ["approach_object(object=pump_2, standoff=0.8)"]),
+        # a count of a parameter's noun after the request, "all" of them
+        ("inspection", "Take stock of shelf A, all three levels.", ["scan_shelf(shelf=shelf_a, levels=3)"]),
+        # a comma that only followed the amount
+        (
+            "home",
+            "hoover the hallway twice, on eco",
+            ["vacuum_floor(zone=hallway, power=eco)", "vacuum_floor(zone=hallway, power=eco)"],
+        ),
+        # "do" the next thing: the verb before, on it
+        (
+            "home",
+            "Hoover the living room on max power, then do the hallway on eco.",
+            ["vacuum_floor(zone=living_room, power=max)", "vacuum_floor(zone=hallway, power=eco)"],
+        ),
+        # coming back is going; taking something to a place puts it there
+        ("home", "come back to the charger", ["dock(dock=dock)"]),
+        (
+            "home",
+            "take the blue mug to the kitchen table",
+            [
+                "approach_object(object=blue_mug)",
+                "pick(object=blue_mug)",
+                "approach_object(object=kitchen_table)",
+                "place_on(target=kitchen_table)",
+            ],
+        ),
+        # "..., and after you ..." is "and afterwards", not a clause put first
+        (
+            "home",
+            "First you go to hallway, then you close the front door, and after you come back to the charger",
+            [
+                "navigate_to(location=hallway)",
+                "approach_object(object=front_door)",
+                "close_door(door=front_door)",
+                "dock(dock=dock)",
+            ],
+        ),
+    ],
+)
+def test_verbs_amounts_and_order_people_say_them_in(
+    robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]
+) -> None:
+    assert _labels(robots[robot], task) == steps
+
+
+def test_nudge_it_do_that_twice_is_still_a_repetition_not_do_on_that(robots: dict[str, EvalRobot]) -> None:
+    steps = _labels(robots["tabletop"], "Nudge the blue cube back towards you by 15 mm. Do that twice.")
+    assert steps == ["push(object=blue_cube, direction=back, distance=0.015)"] * 2

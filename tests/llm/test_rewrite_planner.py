@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 UNPARSED = (
     "i reckon the blue block belongs on the dish",
-    "shove the crimson block leftwards a touch please mate",
+    "shove the crimson block leftwards a touch por favor",
     "swap the red and green cubes",
 )
 """Tasks the task grammar cannot parse (checked below): what ``auto`` hands its model."""

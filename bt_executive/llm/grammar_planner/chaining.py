@@ -63,6 +63,9 @@ class Chaining(ObjectPhrases):
             validate_arguments(manifest, args)
         except InvalidArguments as err:
             raise PlannerError(f"the stub planner built invalid arguments: {err}") from err
+        robot = self.registry.robot
+        if robot is not None and (why := robot.unsupported_choice(args)) is not None:
+            raise MissingSkill(f"{rationale!r}: {why}")
         call = SkillCall(skill=skill, args=args, rationale=rationale[:RATIONALE_LIMIT])
         failed = self.history.failed.get(call_key(skill, args))
         if failed is not None:

@@ -54,6 +54,8 @@ class ImaginedPlan:
         """The object the last object phrase named: what 'the green one' takes its kind from."""
         self.goal: list[Predicate] = []
         self.last_actions: frozenset[ActionVerb] = frozenset()
+        self.last_verb: str | None = None
+        """The verb of the clause that emitted the last step through ``act``."""
         """The action verbs of the clause that emitted the last step through ``act``."""
         self.depth = 0
         # Calls that succeeded in earlier attempts, so a replan does not repeat them (see already_done).

@@ -28,19 +28,22 @@ _ARTICLE = r"(?:(?:the|a|an|your|its)\s+)?"
 
 def _choices(skills: Iterable[SkillManifest]) -> dict[str, set[str]]:
     """Every string enum value of the skills' parameters (lower case), with the parameters that take it."""
-    function_words = set(load_lexicon().function_words)
     found: dict[str, set[str]] = {}
     for manifest in skills:
         for param in manifest.parameter_names():
             for value in manifest.parameter_schema(param).get("enum") or ():
-                if isinstance(value, str) and value.lower() not in function_words:
+                if isinstance(value, str):
                     found.setdefault(value.lower(), set()).add(param)
     return found
 
 
 def _names_choice(value: str, noun: str | None, params: set[str]) -> bool:
-    """Whether "<value> <noun>" says a choice: the noun is absent, the parameter's name or an option noun."""
-    return noun is None or noun in params or noun.rstrip("s") in params or noun in load_lexicon().option_nouns
+    """Whether "<value> <noun>" says a choice: the noun is absent, the parameter's name or an option noun. A
+    value that is also a function word ("on", "front") says a choice only with such a noun ("the front camera";
+    not "on the table", "in front of")."""
+    if noun is None:
+        return value not in load_lexicon().function_words
+    return noun in params or noun.rstrip("s") in params or noun in load_lexicon().option_nouns
 
 
 def is_choice(phrase: str, skills: Iterable[SkillManifest]) -> bool:

@@ -112,8 +112,23 @@ class SkillActs(Chaining):
         if self.restates(skill, args, intent, actions):
             self.notes.append(f"{intent.clause!r}: the same {SkillCall(skill=skill, args=args).label()} as before")
             return
+        if self.refines(skill, args, intent):
+            return
         self.emit(skill, args, intent.clause)
-        self.last_actions = actions
+        self.last_actions, self.last_verb = actions, intent.verb
+
+    def refines(self, skill: str, args: dict[str, JsonValue], intent: Intent) -> bool:
+        """Whether a clause says, in other words, how to make the call just made ("undock and back off about
+        a metre" is one undock, a metre out): the step just before is the same skill, asked with another
+        verb, and this clause only adds arguments to it. That step then takes them."""
+        if not self.steps or intent.verb is None or self.last_verb in (None, intent.verb):
+            return False
+        last = self.steps[-1]
+        if last.skill != skill or len(args) <= len(last.args) or any(args.get(k) != v for k, v in last.args.items()):
+            return False
+        self.steps[-1] = last.model_copy(update={"args": args})
+        self.notes.append(f"{intent.clause!r}: says how to {last.label()}: {self.steps[-1].label()}")
+        return True
 
     def place_to_go(self, intent: Intent, skills: list[SkillManifest]) -> str | None:
         """The region a clause names for skills that act on objects, none of which it names, and that need none

@@ -120,6 +120,7 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
     if amounts:  # "push the red cube 10 cm to the left": the amount is read apart from the phrases
         amounts, bare = _named_amounts(clause, amounts)
         bare = _without_amount_frames(bare, amounts)
+        bare = re.sub(r"\s+,\s*", " ", bare)  # "hoover the hallway twice, on eco": the comma was the amount's
         bare = re.sub(r"\s+(?:by|for|at)(?=\s+(?:to|towards|toward|$))|\s+(?:by|for|at)$", "", " ".join(bare.split()))
         bare = _compiled().suffix.sub("", bare.strip(" ,")).strip(" ,")  # "drive to the room please, 0.2 m/s"
         intent = _parse_clause(bare, skill_phrases)

@@ -27,8 +27,13 @@ from bt_executive.llm.language.lexicon import load_lexicon
 
 _SUBJECT = r"(?:you\s+(?:have\s+|ve\s+|are\s+|re\s+)?|you\s+|i\s+have\s+|it\s+is\s+|having\s+)?"
 _LEADING = re.compile(rf"^(?P<word>after|once|when|before)\s+{_SUBJECT}(?P<a>.+?)\s*,\s*(?P<b>.+)$")
-_TRAILING = re.compile(rf"^(?P<b>.+?)\s*,?\s+(?P<word>after|before|once)\s+{_SUBJECT}(?P<a>.+)$")
+_TRAILING = re.compile(rf"^(?P<b>.+?)(?<!\band)\s*,?\s+(?P<word>after|before|once)\s+{_SUBJECT}(?P<a>.+)$")
+"""A clause put after what it happens around; "..., and after you come back" is "and afterwards", not that."""
 _NOT_ORDER = re.compile(r"^(?:that|this|which|afterwards)\b")
+_NEXT_STEP = re.compile(
+    r",\s+(?=(?:then|after that|afterwards|next|finally|lastly|(?:once|when|after)\s+(?:that|this|it|you)\b))"
+)
+"""Where a "before" sentence's main clause ends: a comma before a word that says what comes next."""
 
 
 @cache
@@ -77,10 +82,14 @@ def reorder_clauses(text: str, object_of: Callable[[str], str | None] = lambda _
         sub = _as_command(match.group("a"))
         if sub is None:
             continue
-        main = match.group("b").strip(" ,")
+        main, later = match.group("b").strip(" ,"), ""
+        if match.group("word") == "before" and pattern is _LEADING and (cut := _NEXT_STEP.search(main)) is not None:
+            # "before you read the gauge, photograph it, once that s done go home": the photo comes before the
+            # reading, and what is said to come next still comes after both
+            main, later = main[: cut.start()], main[cut.start() :]
         first, second = (main, sub) if match.group("word") == "before" else (sub, main)
         referent = object_of(second) if _PRONOUN.search(first) else None
         if referent is not None:
             first = _PRONOUN.sub(referent, first, count=1)
-        return f"{first}, then {second}"
+        return f"{first}, then {second}{later}"
     return text

@@ -61,6 +61,8 @@ def normalise_task(task: str) -> str:
     text = re.sub(r"\bx(\d+)\b", r"\1 times", text.replace(" + ", " and "))  # "patrol a + b x3"
     # "the rest of the cubes" names objects, it does not "rest" them (a placing verb); "the rest position" stays
     text = re.sub(r"\bthe rest of (?:the |these |those )?", "the remaining ", text)
+    text = re.sub(r"\ban? ([a-z]+?)s? and a half\b", r"one and a half \1s", text)  # "a metre and a half"
+    text = re.sub(r"\ba couple of\b", "two", text)  # "a couple of centimetres", "a couple of taps"
     text = re.sub(r"\bthe rest\b(?! (?:position|pose|configuration|posture))", "the others", text)
     spellings = load_lexicon().spellings  # "pls", "whats": whole words only (not "u" in "u_turn")
     text = re.sub(r"(?<![a-z0-9_])[a-z]+(?![a-z0-9_])", lambda w: spellings.get(w.group(0), w.group(0)), text)
@@ -110,6 +112,7 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
         " then ",
         task,
     )
+    task = grammar.statement_after.sub(", then ", task)  # "wipe the table, the kids got jam everywhere"
     # "green cube into the bowl, red cube onto the plate, leave the blue one": each placement is a clause
     task = re.sub(r",\s+(?=(?:the\s+|a\s+)?[a-z_]+(?:\s+[a-z_]+)?\s+(?:into|onto|inside)\s)", ", then ", task)
     task = re.sub(r",\s+(?=(?:and\s+)?leave\s)", ", then ", task)

@@ -141,6 +141,10 @@ class Lexicon(BaseModel):
         default_factory=list,
         description="verbs of a clause that describes, not asks ('the bin is full'): its subject is what 'it' means",
     )
+    statement_adverbs: list[str] = Field(
+        default_factory=list,
+        description="words between a statement's subject and its verb ('it only swings inwards', 'it still has')",
+    )
     asides: list[str] = Field(
         default_factory=list, description="words that start why or how, not what ('because ...'): cut to the end"
     )
@@ -192,6 +196,7 @@ class Lexicon(BaseModel):
 
     @field_validator(
         "fillers",
+        "statement_adverbs",
         "amount_hedges",
         "vague_amounts",
         "reason_openers",

@@ -58,7 +58,8 @@ class _Compiled:
             r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
             r"(?P<b>(?:the|a|an)\s+.+?\s+(?:on top of|onto|on|into|inside|in|upon)\s+.+)$"
         )
-        self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")(?:\s*,)?\s+)+")
+        # "look, the robot will ..." drops its "look"; "look at the gauge" keeps it: no prefix before "at"
+        self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")(?:\s*,)?\s+(?!at\b))+")
         self.suffix = re.compile(r"(?:[\s,]+(?:" + "|".join(_alternatives(lex.filler_suffixes)) + r"))+$")
         # "like a drum" is an aside, "i d like a photo" a wish: no aside right after a wishing word
         self.aside = re.compile(
@@ -78,6 +79,36 @@ class _Compiled:
         """ "and" or a comma before a clause that asks for nothing ("get off the charger and stand by"): a break."""
         empty = "|".join(_alternatives(self.lexicon.empty_clauses))
         return re.compile(rf"(?:,|\s+and)\s+(?=(?:{empty})(?:,|$))")
+
+    @functools.cached_property
+    def statement_verb(self) -> str:
+        """A statement's verb, after its subject: a ``statement_verbs`` word, maybe after a ``statement_adverbs``
+        one ("keeps", "only has"). Pronoun subjects take any -s or -ed verb too ("it only swings inwards")."""
+        adverbs = "|".join(_alternatives(self.lexicon.statement_adverbs))
+        verbs = "|".join(_alternatives(self.lexicon.statement_verbs))
+        return rf"(?:(?:{adverbs})\s+)?(?:{verbs})"
+
+    @functools.cached_property
+    def statement_after(self) -> re.Pattern[str]:
+        """A comma before a statement that follows a request ("close the drawer, the camera cable keeps catching
+        on it", "..., it only swings inwards", "..., bub s asleep"): the statement is a clause of its own."""
+        adverbs = "|".join(_alternatives(self.lexicon.statement_adverbs))
+        owned = "|".join(_alternatives([d for d in self.lexicon.determiners if d not in ("a", "an", "some", "any")]))
+        said = (
+            rf"(?:{owned})\s+[a-z]+(?:\s+[a-z]+){{0,2}}\s+{self.statement_verb}"
+            rf"|(?:it|he|she|they)\s+(?:(?:{adverbs})\s+)?(?:{self.statement_verb}|[a-z]{{2,}}(?:s|ed))"
+            r"|[a-z]+(?:\s+[a-z]+)?\s+(?:s|is|are|was)"
+        )
+        return re.compile(rf",\s+(?=(?:{said})\s+(?!to\b|going\b|gonna\b|supposed\b)[a-z])")
+
+    @functools.cached_property
+    def statement(self) -> re.Pattern[str]:
+        """A whole statement: its subject (``x``), its verb, and the rest ("the bin is full", "it only has three")."""
+        adverbs = "|".join(_alternatives(self.lexicon.statement_adverbs))
+        return re.compile(
+            rf"^(?:(?P<x>.+?)\s+{self.statement_verb}"
+            rf"|(?P<p>it|he|she|they)\s+(?:(?:{adverbs})\s+)?[a-z]{{2,}}(?:s|ed))(?:\s+(?P<rest>.*))?$"
+        )
 
     @functools.cached_property
     def dash_break(self) -> re.Pattern[str]:

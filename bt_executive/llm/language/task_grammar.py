@@ -57,8 +57,8 @@ from bt_executive.llm.language.intents import (
     TaskNotUnderstood,
 )
 from bt_executive.llm.language.lexicon import load_lexicon
-from bt_executive.llm.language.lexicon_patterns import _alternatives, _compiled
-from bt_executive.llm.language.quantities import COUNT, Quantity, find_quantities, unit_said
+from bt_executive.llm.language.lexicon_patterns import _compiled
+from bt_executive.llm.language.quantities import COUNT, NUMBER_WORDS, Quantity, find_quantities, unit_said
 
 __all__ = [
     "GRAMMAR",
@@ -81,7 +81,9 @@ __all__ = [
     "ungap",
 ]
 
-_HOLDING_WORDS = frozenset({"hold", "stay", "stop", "keep", "at", "with", "and", "a", "an", "the"})
+_HOLDING_WORDS = frozenset(
+    {"hold", "stay", "stop", "keep", "at", "with", "and", "a", "an", "the", "all", "of", "its", "it", "on"}
+)
 _KEEPING = re.compile(r"^(?:stay|keep|remain|hold|give up|stop|quit)\b")
 _KEEPING_WORDS = frozenset(
     {"back", "behind", "away", "about", "around", "roughly", "approximately", "from", "me", "us", "give", "up"}
@@ -228,6 +230,8 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             described = True
             continue
         if intent is None and (about := _subject(clause, leads, last=number + 1 == len(parts))) is not None:
+            if intents and _says_a_number(clause):
+                raise TaskNotUnderstood(task, clause)  # "..., it only has three levels": not dropped unread
             if topic is None or object_phrase(about.phrase) is not None:  # "see the cube? it s the small one"
                 topic = about._replace(needed=about.needed and number >= why)  # a reason need not be used
             described = True  # it describes the world or a wish; the clauses after it ask
@@ -389,13 +393,22 @@ _ELIDED_PLAIN = re.compile(r"^(?P<x>[a-z]+(?: [a-z0-9]+)?)$")
 """A name with a digit or an underscore ("p7", "pump_2"): never a verb."""
 
 
+_DO_TOO = re.compile(r"^do\s+(?P<x>(?:the|those|these|my|your|our)\s+.+)$")
+
+
 def _elided(clause: str, previous: Intent | None, leads: Collection[str] = ()) -> Intent | None:
     """ "put the red cube in the bowl, then the green one": a bare object phrase repeats the previous
     clause's action on it (same destination, same direction); so does a short name after an act ("read t3
     then p7")."""
     if previous is not None and previous.direction is not None and (again := _other_way(clause, previous)):
         return again
-    match = _ELIDED.match(clause)
+    done = _DO_TOO.match(clause)
+    if done is not None and previous is not None and previous.object is not None and not find_quantities(clause):
+        # "hoover the living room on max, then do the hallway on eco": the verb before, on what "do" names
+        return previous.model_copy(
+            update={"object": object_phrase(done.group("x")), "clause": clause, "quantities": ()}
+        )
+    match = _ELIDED.match(clause) if not _compiled().statement.match(clause) else None  # "the cable keeps ..."
     if match is None and previous is not None and previous.action is IntentAction.ACT:
         match = _short_name(clause, leads)  # "go to the kitchen then hallway": the act again, on it
     if match is None or previous is None or previous.object is None or previous.action is IntentAction.HOME:
@@ -497,6 +510,11 @@ def _wished_request(clause: str, skill_phrases: Collection[str]) -> Intent | Non
     return None
 
 
+def _says_a_number(clause: str) -> bool:
+    """Whether a clause says a number ("it only has three levels", "it s 2 m away")."""
+    return any(w.isdigit() or w in NUMBER_WORDS for w in re.findall(r"[a-z0-9]+", clause))
+
+
 def _subject(clause: str, leads: Collection[str], *, last: bool) -> _Topic | None:
     """What a clause that asks for nothing is about ("the bin is full": the bin; "i d like the blue mug": the
     blue mug; "fridge", before "open it": the fridge); None when it may ask for something.
@@ -517,11 +535,11 @@ def _subject(clause: str, leads: Collection[str], *, last: bool) -> _Topic | Non
             return _Topic(wanted, needed=True) if wanted is not None and not last else None
     if words[0] in leads:
         return None
-    verbs = "|".join(_alternatives(lexicon.statement_verbs))
-    said = re.match(rf"^(?P<x>.+?)\s+(?:{verbs})(?:\s+(?P<rest>.*))?$", clause)
-    if said is not None and len(said.group("x").split()) <= 4 and "," not in (said.group("rest") or ""):
+    said = _compiled().statement.match(clause)
+    subject = said and (said.group("x") or said.group("p"))
+    if said is not None and subject and len(subject.split()) <= 4 and "," not in (said.group("rest") or ""):
         rest = (said.group("rest") or "").split()
-        return None if rest and rest[0] in _NOT_A_DESCRIPTION else _Topic(said.group("x"), needed=False)
+        return None if rest and rest[0] in _NOT_A_DESCRIPTION else _Topic(subject, needed=False)
     if not last and len(words) <= 6 and not any(w in leads for w in words):
         return _Topic(clause, needed=True)  # "fridge", "the blue mug in the fridge": the topic of what follows
     return None
