@@ -843,3 +843,27 @@ def test_verbs_amounts_and_order_people_say_them_in(
 def test_nudge_it_do_that_twice_is_still_a_repetition_not_do_on_that(robots: dict[str, EvalRobot]) -> None:
     steps = _labels(robots["tabletop"], "Nudge the blue cube back towards you by 15 mm. Do that twice.")
     assert steps == ["push(object=blue_cube, direction=back, distance=0.015)"] * 2
+
+
+@pytest.mark.parametrize(
+    ("task", "steps"),
+    [
+        # the move again, said with its amount and two words for one way
+        (
+            "Could you nudge the red cube 4 centimetres to the right, and then 4 centimetres back towards you?",
+            [
+                "push(object=red_cube, direction=right, distance=0.04)",
+                "push(object=red_cube, direction=back, distance=0.04)",
+            ],
+        ),
+        # a placement with no verb, its object a colour alone
+        ("red on top of green", ["pick(object=red_cube)", "place_on(target=green_cube)"]),
+        # how the world is, said before what to do with it: a description, not a goal
+        ("the red cube is on the plate, move it to the bowl", ["pick(object=red_cube)", "place_on(target=bowl)"]),
+        ("the red cube should be on the plate", ["pick(object=red_cube)", "place_on(target=plate)"]),
+    ],
+)
+def test_moves_placements_and_descriptions_on_the_tabletop(
+    robots: dict[str, EvalRobot], task: str, steps: list[str]
+) -> None:
+    assert _labels(robots["tabletop"], task) == steps

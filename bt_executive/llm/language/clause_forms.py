@@ -495,7 +495,8 @@ _QUESTION = re.compile(r"\b(?:what|where|which|who|why|how|is|are|do|does|can|co
 
 
 def _verbless(clause: str) -> Intent | None:
-    """ "red cube on the plate", "the blue block to the bowl": a placement with its verb left out.
+    """ "red cube on the plate", "the blue block to the bowl", "red on top of green": a placement with its verb
+    left out.
 
     Only when what comes first ends in a category word the lexicon knows ("cube", "block"): "fly to the
     moon" is not a placement, and stays outside the grammar."""
@@ -508,7 +509,8 @@ def _verbless(clause: str) -> Intent | None:
     nouns = lex.category_words() | set(lex.categories)
     starts = {"the", "a", "an", "this", "that", "all", "every", "each", "both"} | lex.colour_words() | nouns
     last, first = words[-1].split("_")[-1], words[0].split("_")[0]  # "blue_cube on top of green_cube"
-    if len(words) > 4 or last not in nouns or (words[0] not in starts and first not in lex.colour_words()):
+    named = last in nouns or (len(words) == 1 and last in lex.colour_words())  # "red on top of green"
+    if len(words) > 4 or not named or (words[0] not in starts and first not in lex.colour_words()):
         return None  # an object phrase ("the red cube"), not a sentence that happens to end in "cube"
     if _compiled().unsupported.search(clause):
         return None

@@ -193,6 +193,8 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             near = near[: away.start()]  # "photograph the thermometer from half a metre away": from there
         close, clause = (near != clause), " ".join(near.split())
         intent = parse_clause(clause, skill_phrases)
+        if intent is not None and number + 1 < len(parts) and _says_what_is(clause, leads):
+            intent = None  # "the red cube is on the plate, move it to the bowl": what is, then what to do
         if (said := _condition(clause)) is not None and number + 1 < len(parts):
             condition = said  # "if the drawer is closed, open it first": the next clause is said under it
             if said.subject is not None:
@@ -440,7 +442,12 @@ def _other_way(clause: str, previous: Intent) -> Intent | None:
     amounts = find_quantities(clause)
     bare = _without_amount_frames(clause, amounts).strip() if amounts else clause.strip()
     said = " ".join(bare.split())
-    direction = _compiled().direction_of.get(said)
+    direction_of = _compiled().direction_of
+    direction = direction_of.get(said)
+    if direction is None:  # "then 4 cm back towards you": two ways of saying one way
+        halves = [(said[:at], said[at + 1 :]) for at, char in enumerate(said) if char == " "]
+        agreed = {direction_of[a] for a, b in halves if a in direction_of and direction_of.get(b) == direction_of[a]}
+        direction = agreed.pop() if len(agreed) == 1 else None
     if direction is None or said == "back":  # "push it left, then back": back where it was, or backwards?
         return None
     return previous.model_copy(update={"direction": direction, "quantities": tuple(amounts), "clause": clause})
@@ -508,6 +515,18 @@ def _wished_request(clause: str, skill_phrases: Collection[str]) -> Intent | Non
             wanted = parse_clause(clause[len(wish) :].strip(), skill_phrases)
             return wanted if wanted is not None and wanted.object is not None else None
     return None
+
+
+_IS = re.compile(
+    r"^(?P<x>.+?)\s+(?:is|are|s|re)\s+(?:still\s+|already\s+|now\s+)?(?:open|opened|closed|shut|on|in|inside|at)\b"
+)
+
+
+def _says_what_is(clause: str, leads: Collection[str]) -> bool:
+    """Whether a clause before others says how the world is ("the red cube is on the plate", "the drawer s
+    open"), not what it should be: a description of what the next clause acts on, never a goal to plan."""
+    said = _IS.match(clause)
+    return said is not None and clause.split()[0] not in leads and object_phrase(said.group("x")) is not None
 
 
 def _says_a_number(clause: str) -> bool:
