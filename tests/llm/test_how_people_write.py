@@ -867,3 +867,44 @@ def test_moves_placements_and_descriptions_on_the_tabletop(
     robots: dict[str, EvalRobot], task: str, steps: list[str]
 ) -> None:
     assert _labels(robots["tabletop"], task) == steps
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "steps"),
+    [
+        # an amount framed by "but only for"
+        (
+            "inspection",
+            "could you maybe follow the operator, but only for like 90 seconds?",
+            ["follow_person(max_duration_s=90.0)"],
+        ),
+        # the speaker's purpose after the request is why, not a request
+        (
+            "inspection",
+            "um, could you maybe get a close-up picture of the fire extinguisher? I need to see the inspection tag",
+            ["approach_object(object=fire_extinguisher)", "take_photo(target=fire_extinguisher)"],
+        ),
+        # ways of asking for a look from near by: approach first
+        (
+            "inspection",
+            "Please obtain a close-range photograph of the red pressure gauge.",
+            ["approach_object(object=boiler_gauge)", "take_photo(target=boiler_gauge)"],
+        ),
+        (
+            "inspection",
+            "i want a photo of the black gauge taken from very near",
+            ["approach_object(object=p7)", "take_photo(target=p7)"],
+        ),
+        (
+            "inspection",
+            "get me a shot of pump two, close enough to see the seal, over",
+            ["approach_object(object=pump_2)", "take_photo(target=pump_2)"],
+        ),
+        # a purpose clause ("... to open the drawer") is still the skill on the whole
+        ("tabletop", "pull the handle to open the drawer", ["open_drawer(drawer=drawer)"]),
+    ],
+)
+def test_amounts_purposes_and_looks_from_near_by(
+    robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]
+) -> None:
+    assert _labels(robots[robot], task) == steps

@@ -204,6 +204,15 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             # "follow me, keep about two metres back and give up after five minutes": more of the clause before
             intents[-1] = intents[-1].model_copy(update={"quantities": (*intents[-1].quantities, *kept)})
             continue
+        if intents and _CLOSE_ENOUGH.match(clause) and intents[-1].object is not None:
+            # "get me a shot of pump two, close enough to see the seal": from near by, so approach it first
+            approach = Intent(action=IntentAction.ACT, clause=clause, verb="approach", object=intents[-1].object)
+            if len(intents) < 2 or (intents[-2].verb, intents[-2].object) != ("approach", approach.object):
+                intents.insert(len(intents) - 1, approach)
+            continue
+        if intents and _OWN_PURPOSE.match(clause):
+            described = True  # "..., i need to see the inspection tag": why it was asked, after the request
+            continue
         if intent is None and intents and _REMARK.match(clause):
             described = True  # "..., i m walking the site": the speaker about themself, after what they asked
             continue
@@ -354,6 +363,9 @@ def _parts(clauses: list[str], skill_phrases: Collection[str]) -> list[str]:
     return [part for part in parts if part not in empty] or parts
 
 
+_CLOSE_ENOUGH = re.compile(r"^(?:get\s+|go\s+|come\s+)?(?:up\s+)?close enough\b.*$|^(?:from\s+)?(?:up close|close up)$")
+"""A clause that says how near to do what came before ("..., close enough to see the seal")."""
+
 _PURPOSE = re.compile(r"\s+(?:in order\s+)?to\s+(?=\S)")
 
 
@@ -471,8 +483,10 @@ def merge_pick(first: Intent, second: Intent) -> Intent | None:
 
 _CLOSENESS = re.compile(
     r"\b(?:closeup|close-up|close up|close-range|close range|tight|detail|detailed|close)"
-    r"(?=\s+(?:photo|photos|picture|pictures|pic|shot|image|snapshot|view|look|inspection|reading|of)\b)"
-    r"|\s+(?:from\s+)?(?:up close|very close|really close|close by|very near|up near)$|\s+from\s+(?:close|near)$"
+    r"(?=\s+(?:photo|photos|photograph|photographs|picture|pictures|pic|shot|image|snapshot|view|look|inspection|"
+    r"reading|of)\b)"
+    r"|\s+(?:taken\s+|shot\s+|read\s+)?(?:from\s+)?(?:up close|very close|really close|close by|very near|up near)$"
+    r"|\s+(?:taken\s+|shot\s+|read\s+)?from\s+(?:close|near)$"
 )
 """Words that ask for a look from near by ("a close-up photo of", "read it from up close"): approach first."""
 
@@ -516,6 +530,12 @@ def _wished_request(clause: str, skill_phrases: Collection[str]) -> Intent | Non
             return wanted if wanted is not None and wanted.object is not None else None
     return None
 
+
+_OWN_PURPOSE = re.compile(
+    r"^(?:(?:i|we)\s+(?:just\s+)?(?:want|wanted|need|needed|have|got|ve got)\s+to"
+    r"|(?:i|we)\s+(?:wanna|gotta|have to|must))\s+(?:see|know|check|read|find out|make sure|look at|show)\b"
+)
+"""The speaker's own purpose after a request ("..., i need to see the inspection tag"): why, not what."""
 
 _IS = re.compile(
     r"^(?P<x>.+?)\s+(?:is|are|s|re)\s+(?:still\s+|already\s+|now\s+)?(?:open|opened|closed|shut|on|in|inside|at)\b"
