@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Iterable
+from functools import cache
 
 from bt_executive.llm.grammar_planner.imagined_plan import ImaginedPlan
 from bt_executive.llm.grammar_planner.planning_errors import NotAfforded, UnplannableStep
@@ -18,8 +19,8 @@ from bt_executive.llm.grounding.object_matching import (
     resolve_all,
     resolve_object,
 )
-from bt_executive.llm.language.lexicon import load_lexicon
-from bt_executive.llm.language.noun_phrases import NUMBERS, count_said, expand_phrase, phrase_words, stated_count
+from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
+from bt_executive.llm.language.noun_phrases import count_said, expand_phrase, numbers, phrase_words, stated_count
 from bt_executive.llm.language.task_grammar import Condition, Intent, IntentAction, other_splits
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
 
@@ -32,30 +33,33 @@ _ACTS = frozenset(
 
 _OR = re.compile(r"\s+or\s+")
 
-_DEFINITE = re.compile(r"^(?:the|all|both|each|every|these|those)\b")
-"""Phrases that name particular objects: "the two cubes" with three here is ambiguous, "two cubes" is not."""
 
-_ANY_COUNT = re.compile(r"^(?:any|some|just)\s+(?=(?:two|three|four|five|six|[2-6])\s)")
-""""any two cubes": any of them, as "two cubes"."""
+class _Patterns:
+    """The lexicon's words for which objects a phrase means (``config/lexicon.yaml``), compiled once per lexicon."""
 
-_OTHERS = re.compile(
-    r"^(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:other|others|remaining|rest|rest of|rest of the)"
-    r"(?:\s+(?P<n>" + "|".join(NUMBERS) + r"))?(?:\s+(?P<what>(?!of\b).+))?$"
-)
-""""the other two", "the others", "the rest of the cubes", "the remaining blocks"."""
+    def __init__(self, lexicon: Lexicon) -> None:
+        counts = alternatives(numbers())
+        # Phrases that name particular objects: "the two cubes" with three here is ambiguous, "two cubes" is not.
+        self.definite = re.compile(rf"^(?:{alternatives(lexicon.definite_words)})\b")
+        # "any two cubes": any of them, as "two cubes"
+        self.any_count = re.compile(rf"^(?:{alternatives(lexicon.any_count_words)})\s+(?=(?:{counts})\s)")
+        # "the other two", "the others", "the rest of the cubes", "the remaining blocks"
+        self.others = re.compile(
+            rf"^(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:{alternatives(lexicon.other_words)})"
+            rf"(?:\s+(?P<n>{counts}))?(?:\s+(?P<what>(?!of\b).+))?$"
+        )
+        # Phrases that ask for any one of their matches ("a cube", "any block", "one of the cubes").
+        self.indefinite = re.compile(rf"^(?:{alternatives(lexicon.indefinite_words)})\b")
+        # An object phrase that says the object's id outright ("the charging dock id dock", "the gauge named p7").
+        self.id_said = re.compile(rf"^(?:.*?\s)?(?:{alternatives(lexicon.id_words)})\s+(?P<id>[a-z0-9_]+)$")
+        # Words that name the object in the gripper ("the cube you are holding").
+        self.held = re.compile(rf"\b(?:{alternatives(lexicon.held_phrases)})\b")
+        self.ones = frozenset(lexicon.ones)
 
-_INDEFINITE = re.compile(r"^(?:a|an|any|some|either|one)\b")
-"""Phrases that ask for any one of their matches ("a cube", "any block", "one of the cubes")."""
 
-_ID_SAID = re.compile(r"^(?:.*?\s)?(?:id|with id|with the id|named|called|labelled|labeled)\s+(?P<id>[a-z0-9_]+)$")
-"""An object phrase that says the object's id outright ("the charging dock id dock", "the gauge named p7")."""
-
-_HELD_PHRASE = re.compile(
-    r"\b(?:you are holding|you re holding|youre holding|your holding|you hold|you have|you ve got|you have got|you got|"
-    r"you are carrying|you carry|in your fingers|"
-    r"in your (?:hand|gripper)|in the gripper|that is held|being held|held one|held|grasped|gripped|picked up)\b"
-)
-"""Words that name the object in the gripper ("the cube you are holding")."""
+@cache
+def _patterns() -> _Patterns:
+    return _Patterns(load_lexicon())
 
 
 class ObjectPhrases(ImaginedPlan):
@@ -90,7 +94,7 @@ class ObjectPhrases(ImaginedPlan):
         # The one held now, else the one held when the task came ("open the drawer and put inside the cube
         # you hold": opening the drawer sets it down first).
         held = self.held() or self.world.gripper.holding
-        if held is not None and _HELD_PHRASE.search(phrase) and (among is None or held in among):
+        if held is not None and _patterns().held.search(phrase) and (among is None or held in among):
             self.notes.append(f"{phrase!r} -> {held} (the one held)")
             return held
         try:
@@ -106,7 +110,7 @@ class ObjectPhrases(ImaginedPlan):
             if intent.action in _MOVES_HELD and held is not None and held in err.candidates:
                 self.notes.append(f"{phrase!r} -> {held} (the one held)")
                 return held
-            if _INDEFINITE.match(phrase.strip().lower()):  # "a cube": any one will do, the nearest
+            if _patterns().indefinite.match(phrase.strip().lower()):  # "a cube": any one will do, the nearest
                 chosen = self._nearest(err.candidates)
                 self.notes.append(f"{phrase!r} -> {chosen} (any one of {', '.join(err.candidates)}: the nearest)")
                 self.antecedent = chosen
@@ -138,7 +142,7 @@ class ObjectPhrases(ImaginedPlan):
         """What an object phrase that names nothing here names once the words said beside the object are left
         out: an id said outright ("the charging dock id dock": dock), or a reason run on after the object
         ("the front door theres a draft": the front door), where what is left names one object."""
-        stated = _ID_SAID.match(phrase)
+        stated = _patterns().id_said.match(phrase)
         if stated is not None and self.world.object(stated.group("id")) is not None:
             self.notes.append(f"{phrase!r} -> {stated.group('id')} (its id, said)")
             return stated.group("id")
@@ -182,13 +186,13 @@ class ObjectPhrases(ImaginedPlan):
         """The objects "the other two", "the others", "the rest (of the cubes)" or "the remaining cubes" name:
         those of the kind said (else of the kind of the object before) that the task has not named yet;
         None when the phrase is not of this form."""
-        found = _OTHERS.match(" ".join((intent.object or "").lower().split()))
+        found = _patterns().others.match(" ".join((intent.object or "").lower().split()))
         if found is None:
             return None
         kind = (found.group("what") or "").strip()
         singular = bool(kind) and not kind.endswith("s")  # "the other cube": one
         number = found.group("n") or ("1" if singular else None)
-        kind = "" if kind in ("one", "ones") else kind
+        kind = "" if kind in _patterns().ones else kind
         if not self.named and self.last_object is None and self.held() is None:
             raise PlannerRefused(
                 f"{intent.object!r} in {intent.clause!r}: other than what? nothing was named before it",
@@ -287,7 +291,8 @@ class ObjectPhrases(ImaginedPlan):
         others = self.others(intent)
         if others is not None:  # "the other two", "the rest of the cubes": one intent each
             return [intent.model_copy(update={"object": i}) for i in others]
-        phrases, quantified = expand_phrase(_ANY_COUNT.sub("", intent.object))
+        any_count = _patterns().any_count
+        phrases, quantified = expand_phrase(any_count.sub("", intent.object))
         if not quantified and len(phrases) == 1 and intent.excluding is None:
             if intent.tower:
                 raise UnplannableStep(f"{intent.clause!r}: a tower needs two objects or more")
@@ -309,8 +314,8 @@ class ObjectPhrases(ImaginedPlan):
                     RefusalKind.NO_SUCH_OBJECT,
                 )
             self.notes.append(f"left out {intent.excluding!r}: {', '.join(sorted(left_out))}")
-        count = stated_count(_ANY_COUNT.sub("", intent.object))
-        if count is not None and count < len(ids) and not _DEFINITE.match(intent.object.strip().lower()):
+        count = stated_count(any_count.sub("", intent.object))
+        if count is not None and count < len(ids) and not _patterns().definite.match(intent.object.strip().lower()):
             # "put two cubes on the plate", "any two cubes": which ones is not said, the nearest will do
             nearest = sorted(ids, key=lambda i: (self._distance(i), i))[:count]
             self.notes.append(

@@ -16,14 +16,40 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
+from functools import cache
 
 from text_to_num import text2num  # type: ignore[import-untyped]
 
-from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.quantities import names_unit, unit_said
 from bt_executive.skills.manifest import SkillManifest
 
-_ARTICLE = r"(?:(?:the|a|an|your|its)\s+)?"
+
+class _Patterns:
+    """The lexicon's words around a said argument (``config/lexicon.yaml``: ``said_arguments``), compiled once."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        words = lexicon.said_arguments
+        article = rf"(?:(?:{alternatives(words.articles)})\s+)?"
+        after, before = alternatives(words.after_object), alternatives(words.before_object)
+        self.choice = re.compile(rf"{article}(?P<v>[a-z]+)(?:\s+(?P<n>[a-z]+))?")
+        self.choice_forms = (
+            re.compile(rf"(?P<rest>.+?)\s+(?:{after})\s+{article}(?P<v>[a-z]+)(?:\s+(?P<n>[a-z]+))?"),
+            re.compile(rf"{article}(?P<v>[a-z]+)(?:\s+(?P<n>[a-z]+))?\s+(?:{before})\s+(?P<rest>.+)"),
+        )
+        links = alternatives(words.count_links)
+        self.count_before = re.compile(
+            rf"(?:(?:{alternatives(words.count_leads)})\s+)?(?:the\s+)?(?P<n>[a-z0-9\-]+)\s+(?P<noun>[a-z]+)"
+            rf"\s+(?:{links})\s+(?P<rest>.+)"
+        )
+        surface = alternatives(words.surface_links)
+        self.surface = re.compile(rf"{article}(?P<w>[a-z]+)\s+(?:{surface})\s+(?P<rest>.+)")
+        self.surface_after = re.compile(rf"{article}(?P<rest>.+?)\s+(?P<w>[a-z]+)")
+
+
+@cache
+def _patterns() -> _Patterns:
+    return _Patterns(load_lexicon())
 
 
 def _choices(skills: Iterable[SkillManifest]) -> dict[str, set[str]]:
@@ -48,7 +74,7 @@ def _names_choice(value: str, noun: str | None, params: set[str]) -> bool:
 
 def is_choice(phrase: str, skills: Iterable[SkillManifest]) -> bool:
     """Whether a whole phrase only says a choice ("the wrist camera", "max power", "a push")."""
-    found = re.fullmatch(rf"{_ARTICLE}(?P<v>[a-z]+)(?:\s+(?P<n>[a-z]+))?", phrase.strip())
+    found = _patterns().choice.fullmatch(phrase.strip())
     choices = _choices(skills)
     return (
         found is not None
@@ -61,12 +87,8 @@ def choice_apart(phrase: str, skills: Iterable[SkillManifest]) -> str:
     """The phrase without a choice said before or after what it names ("the kitchen on max power",
     "the barcode on the label"); the choice stays in the clause, where the skill's arguments read it."""
     choices = _choices(skills)
-    forms = (
-        rf"(?P<rest>.+?)\s+(?:on|in|at|with|using|to)\s+{_ARTICLE}(?P<v>[a-z]+)(?:\s+(?P<n>[a-z]+))?",
-        rf"{_ARTICLE}(?P<v>[a-z]+)(?:\s+(?P<n>[a-z]+))?\s+(?:on|of|from|in)\s+(?P<rest>.+)",
-    )
-    for form in forms:
-        found = re.fullmatch(form, phrase)
+    for form in _patterns().choice_forms:
+        found = form.fullmatch(phrase)
         if found is None or found.group("v") not in choices:
             continue
         if _names_choice(found.group("v"), found.group("n"), choices[found.group("v")]):
@@ -87,11 +109,7 @@ def _number(word: str) -> int | None:
 def counts_apart(phrase: str, manifest: SkillManifest) -> tuple[str, dict[str, int]]:
     """ "3 levels of the shelf" -> ("the shelf", {"levels": 3}): a number before the name of one of the
     skill's integer parameters; the phrase unchanged (and no count) when it says none."""
-    found = re.fullmatch(
-        r"(?:(?:all|every one of|each of)\s+)?(?:the\s+)?(?P<n>[a-z0-9\-]+)\s+(?P<noun>[a-z]+)"
-        r"\s+(?:of|on|in)\s+(?P<rest>.+)",
-        phrase,
-    )
+    found = _patterns().count_before.fullmatch(phrase)
     if found is None:  # "shelf_a, 4 levels": the count said after what it counts
         found = re.fullmatch(r"(?P<rest>.+?)\s*,?\s+(?P<n>[a-z0-9\-]+)\s+(?P<noun>[a-z]+)", phrase)
     if found is None:
@@ -128,9 +146,9 @@ def surface_apart(
     a skill's ``objects`` that names no object here, said of the place or object it belongs to; the phrase
     unchanged otherwise."""
     said = {word for manifest in skills for word in manifest.objects}
-    found = re.fullmatch(rf"{_ARTICLE}(?P<w>[a-z]+)\s+(?:of|in)\s+(?P<rest>.+)", phrase)
+    found = _patterns().surface.fullmatch(phrase)
     if found is None:  # "the living room floor": the word said after its place
-        after = re.fullmatch(rf"{_ARTICLE}(?P<rest>.+?)\s+(?P<w>[a-z]+)", phrase)
+        after = _patterns().surface_after.fullmatch(phrase)
         if after is not None and after.group("w") in said and after.group("w") not in world_words:
             return after.group("rest") if after.group("rest").replace(" ", "_") in regions else phrase
         return phrase

@@ -30,7 +30,7 @@ from bt_executive.llm.grammar_planner.skill_choice import (
     regions_partly_named,
 )
 from bt_executive.llm.grounding.object_matching import ObjectMatchError, UnknownObject, match_objects, object_words
-from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.language.lexicon import alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import phrase_words
 from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch
 from bt_executive.llm.language.quantities import fit as fit_quantity
@@ -40,10 +40,14 @@ from bt_executive.skills.call import SkillCall
 from bt_executive.skills.conditions import bind, goal_effects
 from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
 
-_FROM_REGION = re.compile(r"^(?P<what>.+?)\s+(?:from|in|out of|at)\s+(?P<where>(?:the\s+)?\S+(?:\s+\S+)?)$")
-"""An object phrase that ends in a place ("the red mug from the kitchen")."""
+_FROM_REGION = re.compile(
+    rf"^(?P<what>.+?)\s+(?:{alternatives(load_lexicon().place_relations)})\s+(?P<where>(?:the\s+)?\S+(?:\s+\S+)?)$"
+)
+"""An object phrase that ends in a place ("the red mug from the kitchen"): ``place_relations`` before it."""
 
 _UNIT_SUFFIXES = frozenset({"s", "m", "cm", "mm", "ms", "deg", "rad", "hz", "mps", "sec", "min", "pct", "percent"})
+"""Unit suffixes of manifest parameter names (``max_duration_s``, ``speed_pct``): how manifests name their
+parameters, not words a user says, so they stay beside the code that reads parameter names."""
 
 
 def _names_param(named: str, param: str) -> bool:

@@ -48,12 +48,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from bt_executive.llm.language.lexicon import load_lexicon
-from bt_executive.llm.language.noun_phrases import (
-    ARTICLES,
-    phrase_words,
-)
-from bt_executive.llm.language.quantities import NUMBER_WORDS
+from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
+from bt_executive.llm.language.noun_phrases import articles, phrase_words
+from bt_executive.llm.language.quantities import number_words
 from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.conditions import DRAWER_OPEN_FRACTION
 from bt_executive.skills.world_state import ObjectState, WorldState
@@ -148,7 +145,7 @@ def _numbered_ids(phrase: str, world: WorldState) -> str:
         return phrase
     words = phrase.split()
     for i in range(1, len(words)):
-        number = NUMBER_WORDS.get(words[i])
+        number = number_words().get(words[i])
         if number is not None and (words[i - 1], str(number)) in pairs:
             words[i] = str(number)
     return " ".join(words)
@@ -172,7 +169,7 @@ def match_objects(
         (o for o in world.objects if o.id not in exclude and (among is None or o.id in among)), key=lambda o: o.id
     )
     words = phrase_words(phrase)
-    while words and words[0] in ARTICLES:
+    while words and words[0] in articles():
         words = words[1:]
     as_id = "_".join(words)
 
@@ -241,22 +238,13 @@ def _with_phrase_synonyms(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(text.split())
 
 
-@functools.cache
-def _nearness() -> re.Pattern[str]:
-    relations = "|".join(re.escape(r) for r in sorted(load_lexicon().nearness_relations, key=len, reverse=True))
-    return re.compile(
-        rf"^(?P<x>.+?)\s+(?:(?:that|which)\s+(?:is|are|sits|stands|lies)\s+)?(?:{relations or '(?!)'})\s+(?:to\s+)?"
-        r"(?P<y>.+)$"
-    )
-
-
 def _nearest_to(
     phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
 ) -> ObjectMatch | None:
     """ "the mug next to the bin": of what the first part names, the one nearest the one object the second
     part names, when it is clearly nearest (the next is SIZE_MARGIN times as far), else all of them (an
     ambiguity to refuse); None when the phrase names no nearness."""
-    split = _nearness().match(" ".join(phrase.lower().split()))
+    split = _patterns().nearness.match(" ".join(phrase.lower().split()))
     if split is None:
         return None
     anchors = match_objects(split.group("y"), world).ids
@@ -281,10 +269,11 @@ def _nearest_to(
 def _modifier_first(phrase: str) -> str | None:
     """ "the gauge on the boiler" -> "boiler gauge": the words after the relation first, as a modifier, when
     the relation named no object it holds; None when the phrase is not "X <relation> Y"."""
-    split = _RELATION.match(" ".join(phrase.lower().split()))
-    if split is None or split.group("rel") not in ("on", "of", "at", "in", "from"):
+    patterns = _patterns()
+    split = patterns.relation.match(" ".join(phrase.lower().split()))
+    if split is None or split.group("rel") not in patterns.modifier_relations:
         return None
-    words = [w for part in (split.group("y"), split.group("x")) for w in phrase_words(part) if w not in ARTICLES]
+    words = [w for part in (split.group("y"), split.group("x")) for w in phrase_words(part) if w not in articles()]
     return " ".join(words) if words else None
 
 
@@ -305,8 +294,77 @@ def _own_word(word: str, own: Collection[str], table: dict[str, str]) -> str:
 SIZE_MARGIN = 1.25
 """The largest match must be this many times the volume of the next to be "the big one" (else a tie)."""
 
-_NEGATION = re.compile(r"^(?P<x>.+?)\s+(?:that|which)\s+(?:is|are)(?:\s+not|n\s+t|nt)\s+(?P<neg>.+)$")
-"""'the cube that is not red', 'the block which isn't green' (apostrophes are gone by now)."""
+
+_SPACE = r"\s+"
+
+
+class _Patterns:
+    """The lexicon's words for where an object is and what state it is in, compiled once per lexicon.
+
+    Rules 5 to 10 read them: "the cube (that is) (sitting) on top of the plate", "the mug next to the bin",
+    "the cube that is not red", "the second cube from the left", "the open drawer", "the block furthest to
+    the left", "the cube closest to you".
+    """
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        which = alternatives(lexicon.relative_pronouns)
+        linking, placed, sides = lexicon.linking_verbs, lexicon.placement_verbs, lexicon.sides
+        near = "|".join(re.escape(r) for r in sorted(lexicon.nearness_relations, key=len, reverse=True))
+        self.nearness = re.compile(
+            rf"^(?P<x>.+?)\s+(?:(?:{which})\s+(?:{alternatives(linking.nearness)})\s+)?(?:{near or '(?!)'})\s+"
+            r"(?:to\s+)?(?P<y>.+)$"
+        )
+        # 'the cube that is not red', 'the block which isn't green' (apostrophes are gone by now)
+        self.negation = re.compile(
+            rf"^(?P<x>.+?)\s+(?:{which})\s+(?:{alternatives(linking.negation)})(?:\s+not|n\s+t|nt)\s+(?P<neg>.+)$"
+        )
+        self.ordinal = (
+            re.compile(
+                rf"^(?:the\s+)?(?P<n>{alternatives(lexicon.ordinals)})\s+(?P<x>.+?)\s+from\s+"
+                rf"(?:{alternatives(sides.ordinal_owners, after=_SPACE)})?(?P<side>left|right)$"
+            )
+            if lexicon.ordinals
+            else None
+        )
+        # State words of an object phrase: an object whose open state the world gives is kept when it agrees.
+        self.states = {word: state == "open" for state, words in lexicon.states.items() for word in words}
+        self.part_of = re.compile(rf"(?:{alternatives(lexicon.part_owners, after=' ')})?(?P<part>\w+) of (?P<rest>.+)")
+        self.robot = re.compile(f"(?:{alternatives(lexicon.robot_words)})")
+        self.extremes = {word: side for side, words in lexicon.extremes.items() for word in words}
+        extreme = "|".join(sorted(self.extremes, key=len, reverse=True))
+        # 'the block (that is) (sitting) nearest the drawer': words between an object and where it is, dropped
+        between = (
+            rf"(?:(?:{which})\s+(?:{alternatives(linking.position)})\s+)?(?:(?:{alternatives(placed.position)})\s+)?"
+        )
+        anchors = lexicon.position_anchors
+        self.positions = (
+            re.compile(rf"^(?:the\s+)?(?P<sup>{extreme})\s+(?P<x>.+?)(?:\s+(?:{alternatives(anchors)})\s+(?P<y>.+))?$"),
+            re.compile(rf"^(?P<x>.+?)\s+{between}(?P<sup>{extreme})$"),  # "the block furthest to the left"
+            re.compile(
+                rf"^(?P<x>.+?)\s+{between}(?P<sup>{extreme})\s+(?:{alternatives(anchors, after=_SPACE)})?(?P<y>.+)$"
+            ),
+            re.compile(
+                rf"^(?P<x>.+?)\s+(?:{alternatives(sides.prepositions)})\s+"
+                rf"(?:{alternatives(sides.owners, after=_SPACE)})?(?P<sup>left|right)"
+                rf"(?:{alternatives(sides.nouns, before=_SPACE)})?$"
+            ),
+        )
+        self.place_part = re.compile(rf"\b(?:{alternatives(lexicon.place_parts)})\b")
+        relations = lexicon.relations
+        self.relation = re.compile(
+            rf"^(?P<x>.+?)\s+(?:(?:{which})\s+(?:{alternatives(linking.relation)})\s+)?"
+            rf"(?:(?:{alternatives(placed.relation)})\s+)?"
+            rf"(?P<rel>{alternatives(w for words in relations.values() for w in words)})\s+(?P<y>.+)$"
+        )
+        self.in_relations = frozenset(relations["in"])
+        self.from_relations = frozenset(relations["from"])
+        self.region_relations = self.in_relations | frozenset(lexicon.place_relations)
+        self.modifier_relations = frozenset(lexicon.modifier_relations)
+
+
+@functools.cache
+def _patterns() -> _Patterns:
+    return _Patterns(load_lexicon())
 
 
 def _refined(
@@ -314,18 +372,16 @@ def _refined(
 ) -> ObjectMatch | None:
     """Rules 7-9, read before the others: negation, ordinals by position, and sizes. None: not such a phrase."""
     lex = load_lexicon()
+    patterns = _patterns()
     text = " ".join(phrase.lower().replace("-", " ").split())
-    negated = _NEGATION.match(text)
+    negated = patterns.negation.match(text)
     if negated is not None:  # rule 7: what the head names, less what the negated words name
         head = match_objects(negated.group("x"), world, exclude=exclude, among=among).ids
         unwanted = {synonyms().get(w, w) for w in phrase_words(negated.group("neg"))} - ignored_words()
         kept = tuple(i for i in head if (o := world.object(i)) is not None and not unwanted <= object_words(o))
         return ObjectMatch(phrase=phrase, ids=kept, rule="negation")
-    if lex.ordinals:
-        ordinal = re.match(
-            rf"^(?:the\s+)?(?P<n>{'|'.join(lex.ordinals)})\s+(?P<x>.+?)\s+from\s+(?:the\s+|your\s+)?(?P<side>left|right)$",
-            text,
-        )
+    if patterns.ordinal is not None:
+        ordinal = patterns.ordinal.match(text)
         if ordinal is not None:  # rule 8: "the second cube from the left", in the robot's frame (y is left)
             rank = lex.ordinals.index(ordinal.group("n"))
             found = match_objects(ordinal.group("x"), world, exclude=exclude, among=among).ids
@@ -336,11 +392,11 @@ def _refined(
             ties = [i for i in ranked if abs(_y(world, i) - _y(world, ranked[rank])) < TIE_M]
             return ObjectMatch(phrase=phrase, ids=tuple(sorted(ties)), rule="ordinal")
     words = text.split()
-    state = next((w for w in words if w in _STATES), None)
+    state = next((w for w in words if w in patterns.states), None)
     if state is not None and len(words) > 1:  # rule 10: "the open drawer", "the closed one"
         rest = " ".join(w for w in words if w != state)
         found = match_objects(rest, world, exclude=exclude, among=among).ids
-        open_wanted = _STATES[state]
+        open_wanted = patterns.states[state]
         kept = tuple(i for i in found if i in world.drawers and is_open(world, i) == open_wanted)
         return ObjectMatch(phrase=phrase, ids=kept, rule="words")
     size = next((kind for kind, said in lex.sizes.items() for w in words if w in said), None)
@@ -351,7 +407,7 @@ def _refined(
         return ObjectMatch(phrase=phrase, ids=(), rule="size")
     match = match_objects(rest, world, exclude=exclude, among=among)
     # Every object the words describe, an id's namesake with the rest ("the big red cube": both red cubes).
-    wanted = {synonyms().get(w, w) for w in phrase_words(rest)} - ignored_words() - ARTICLES
+    wanted = {synonyms().get(w, w) for w in phrase_words(rest)} - ignored_words() - articles()
     described = {o.id for o in world.objects if wanted and wanted <= object_words(o, container=False)}
     sized = sorted(set(match.ids) | {i for i in described if i not in exclude and (among is None or i in among)})
     if len(sized) < 2:
@@ -362,10 +418,6 @@ def _refined(
     return ObjectMatch(phrase=phrase, ids=(by_volume[0],) if clear else tuple(sized), rule="size")
 
 
-_STATES = {"open": True, "opened": True, "closed": False, "shut": False}
-"""State words of an object phrase: an object whose open state the world gives is kept when it agrees."""
-
-
 def is_open(world: WorldState, object_id: str) -> bool:
     return world.drawers.get(object_id, 0.0) >= DRAWER_OPEN_FRACTION
 
@@ -373,14 +425,14 @@ def is_open(world: WorldState, object_id: str) -> bool:
 def _without_part(phrase: str) -> str | None:
     """ "the drawer handle" or "the top of the bowl" -> "the drawer", "the bowl": a part word said of words
     that name something else; else None."""
-    of = re.fullmatch(r"(?:the |its |a )?(?P<part>\w+) of (?P<rest>.+)", phrase)
+    of = _patterns().part_of.fullmatch(phrase)
     if of is not None and of.group("part") in load_lexicon().parts:
         return of.group("rest")
     words = phrase.split()
     if len(words) < 2 or words[-1] not in load_lexicon().parts:
         return None
     rest = " ".join(words[:-1])
-    return rest if set(phrase_words(rest)) - ignored_words() - ARTICLES else None
+    return rest if set(phrase_words(rest)) - ignored_words() - articles() else None
 
 
 def _y(world: WorldState, object_id: str) -> float:
@@ -393,43 +445,6 @@ def _volume(world: WorldState, object_id: str) -> float:
     return math.prod(found.size) if found is not None else 0.0
 
 
-_ROBOT = r"(?:you|me|us|the robot|the arm|the base|your base)"
-_EXTREMES = {
-    "furthest to the left": "left",
-    "farthest to the left": "left",
-    "furthest to the right": "right",
-    "farthest to the right": "right",
-    "furthest left": "left",
-    "farthest left": "left",
-    "furthest right": "right",
-    "farthest right": "right",
-    "far left": "left",
-    "far right": "right",
-    "leftmost": "left",
-    "left most": "left",
-    "rightmost": "right",
-    "right most": "right",
-    "nearest": "near",
-    "closest": "near",
-    "farthest": "far",
-    "furthest": "far",
-    "left hand": "left",
-    "right hand": "right",
-    "left": "left",
-    "right": "right",
-}
-_EXTREME = "|".join(sorted(_EXTREMES, key=len, reverse=True))
-_PLACED = (
-    r"(?:(?:that|which)\s+(?:is|s|are|re)\s+)?"
-    r"(?:(?:sitting|lying|resting|standing|placed|located|positioned|kept|stacked)\s+)?"
-)
-"""'the block (that is) (sitting) nearest the drawer': words between an object and where it is, dropped."""
-_POSITION = (
-    re.compile(rf"^(?:the\s+)?(?P<sup>{_EXTREME})\s+(?P<x>.+?)(?:\s+(?:to|from)\s+(?P<y>.+))?$"),
-    re.compile(rf"^(?P<x>.+?)\s+{_PLACED}(?P<sup>{_EXTREME})$"),  # "the block furthest to the left"
-    re.compile(rf"^(?P<x>.+?)\s+{_PLACED}(?P<sup>{_EXTREME})\s+(?:to\s+|from\s+)?(?P<y>.+)$"),
-    re.compile(r"^(?P<x>.+?)\s+(?:on|to|at)\s+(?:the\s+|your\s+|my\s+)?(?P<sup>left|right)(?:\s+side)?$"),
-)
 TIE_M = 0.01
 """Two objects whose positions differ by less than this (metres) along the asked direction are a tie."""
 
@@ -439,20 +454,21 @@ def _by_position(
 ) -> tuple[str, ...] | None:
     """Rule 6: the object an extreme position picks out ("the leftmost cube"), ties both; None if not one."""
     text = " ".join(phrase.lower().replace("-", " ").split())  # "left-hand" as "left hand"
-    for pattern in _POSITION:
+    patterns = _patterns()
+    for pattern in patterns.positions:
         found = pattern.match(text)
         if found is not None:
             break
     else:
         return None
-    sup = _EXTREMES.get(found.group("sup"), found.group("sup"))
-    if re.search(r"\b(?:of|side|edge|corner)\b", found.group("x")):
+    sup = patterns.extremes.get(found.group("sup"), found.group("sup"))
+    if patterns.place_part.search(found.group("x")):
         return None  # "the left of the plate", "the right side of the table": a place, not an object
     candidates = match_objects(found.group("x"), world, exclude=exclude, among=among).ids
     objects = {o.id: o for o in world.objects}
     anchor = (0.0, 0.0)  # the robot's base
     y = found.groupdict().get("y")
-    if y and not re.fullmatch(_ROBOT, y):
+    if y and not patterns.robot.fullmatch(y):
         named = match_objects(y, world).ids
         if len(named) != 1:
             return None
@@ -472,15 +488,6 @@ def _by_position(
     return tuple(i for i in candidates if best - score(i) < TIE_M)
 
 
-_RELATION = re.compile(
-    r"^(?P<x>.+?)\s+(?:(?:that|which)\s+(?:is|s|are|re|was|were|sits|sit|lies|lie|rests|rest|stands|stand)\s+)?"
-    r"(?:(?:sitting|lying|resting|standing|placed|stacked|located|positioned|kept|stored)\s+)?"
-    r"(?P<rel>on top of|on|upon|atop|inside of|inside|within|in|from|off of|off|out of)\s+(?P<y>.+)$"
-)
-_IN_RELATIONS = frozenset({"in", "inside", "inside of", "within"})
-_FROM_RELATIONS = frozenset({"from", "off", "off of", "out of"})
-
-
 def _related(
     phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
 ) -> tuple[str, ...] | None:
@@ -497,12 +504,13 @@ def _related(
         return None
     rel, where, candidates = parts
     objects = {o.id: o for o in world.objects}
-    on_table = rel in _FROM_RELATIONS and objects[where].category == "table"
+    patterns = _patterns()
+    on_table = rel in patterns.from_relations and objects[where].category == "table"
 
     def holds(obj: ObjectState) -> bool:
-        if rel in _IN_RELATIONS:
+        if rel in patterns.in_relations:
             return obj.inside == where
-        if rel in _FROM_RELATIONS:
+        if rel in patterns.from_relations:
             return where in (obj.inside, obj.supported_by)
         return obj.supported_by == where
 
@@ -517,10 +525,11 @@ def _in_region(
 ) -> tuple[str, ...] | None:
     """ "the gauge in the boiler room": what the first part names inside the region the second part names
     by all its words (x and y within its bounds); None when the second part names no region."""
-    split = _RELATION.match(" ".join(phrase.lower().split()))
-    if split is None or split.group("rel") not in (*_IN_RELATIONS, "from", "at", "out of"):
+    patterns = _patterns()
+    split = patterns.relation.match(" ".join(phrase.lower().split()))
+    if split is None or split.group("rel") not in patterns.region_relations:
         return None
-    words = set(phrase_words(split.group("y"))) - ARTICLES - ignored_words()
+    words = set(phrase_words(split.group("y"))) - articles() - ignored_words()
     named = [bounds for name, bounds in world.regions.items() if words and set(phrase_words(name)) == words]
     if len(named) != 1:
         return None
@@ -541,7 +550,7 @@ def _linked_head(words: Sequence[str], wanted: set[str], pool: Sequence[ObjectSt
     the lexicon does not know it: a colour or category it knows must match as said, never be swapped.
     """
     ignored = ignored_words()
-    head = next((w for w in reversed(words) if w not in ignored and w not in ARTICLES), None)
+    head = next((w for w in reversed(words) if w not in ignored and w not in articles()), None)
     known = frozenset().union(*(object_words(o) for o in pool)) if pool else frozenset()
     unknown = [w for w in wanted if w not in known]
     lexicon = load_lexicon()
@@ -557,7 +566,7 @@ def _relation_parts(
     phrase: str, world: WorldState, *, exclude: Collection[str] = (), among: Collection[str] | None = None
 ) -> tuple[str, str, tuple[str, ...]] | None:
     """A relational phrase as (relation word, the one object it is relative to, what its first part matches)."""
-    split = _RELATION.match(" ".join(phrase.lower().split()))
+    split = _patterns().relation.match(" ".join(phrase.lower().split()))
     if split is None:
         return None
     anchor = match_objects(split.group("y"), world).ids
@@ -575,7 +584,8 @@ def _relation_miss(phrase: str, world: WorldState) -> str:
     named = [i for i in candidates if i != anchor]
     if not named:
         return ""
-    where = "in" if rel in _IN_RELATIONS else "in or on" if rel in _FROM_RELATIONS else "on"
+    patterns = _patterns()
+    where = "in" if rel in patterns.in_relations else "in or on" if rel in patterns.from_relations else "on"
     return f"{', '.join(named)} {'is' if len(named) == 1 else 'are'} not {where} {anchor}"
 
 

@@ -7,17 +7,21 @@ red, "dish" is plate), quantifiers ("all", "every", "each") and requests no
 skill serves ("delete", "shut down", "run the command"). Keeping them in one
 validated data file means a robot integrator widens the language without
 touching the grammar, and the grammar and the object matcher read the same
-words.
+words. The small closed lists the grammar's patterns are built from live here
+too (articles, relation, position and state words, held-object phrases,
+number and amount words, the router's stop and question words): a pattern's
+shape is code, its words are data.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from bt_executive.runtime.paths import config_dir
 from bt_executive.skills.loader import load_model
@@ -50,6 +54,194 @@ _DROPPED_WORDS = {
     "addresses",
 }
 """Lists of words that spoken.py drops before anything reads the task: no typo is corrected into them."""
+
+
+_GRAMMAR_WORDS = {
+    "articles",
+    "number_words",
+    "number_parts",
+    "amounts",
+    "unit_markers",
+    "stop_words",
+    "list_joiners",
+    "joiners",
+    "count_leads",
+    "list_tails",
+    "any_of",
+    "ones",
+    "relative_pronouns",
+    "linking_verbs",
+    "placement_verbs",
+    "relations",
+    "place_relations",
+    "modifier_relations",
+    "robot_words",
+    "extremes",
+    "position_anchors",
+    "place_parts",
+    "sides",
+    "part_owners",
+    "states",
+    "position_words",
+    "extreme_words",
+    "except_words",
+    "negations",
+    "verbless_relations",
+    "held_words",
+    "held_phrases",
+    "definite_words",
+    "indefinite_words",
+    "any_count_words",
+    "other_words",
+    "id_words",
+    "said_arguments",
+    "correction_words",
+    "not_names",
+    "routing",
+}
+"""The function words the grammar's code reads (moved from Python, issue 22): no typo is corrected into them,
+as none was while they were written in Python."""
+
+
+def _plain_words(value: list[str], info: ValidationInfo) -> list[str]:
+    return _phrases(value, str(info.field_name))
+
+
+Words = Annotated[list[str], AfterValidator(_plain_words)]
+"""A list of plain lower-case phrases: the grammar builds patterns from them, so an odd character is refused."""
+
+
+def _every(keys: tuple[str, ...], value: dict[str, list[str]], field: str) -> dict[str, list[str]]:
+    """A table the grammar reads by every one of its keys: a missing one is a gap in the file, not no words."""
+    missing = [key for key in keys if key not in value]
+    if missing:
+        raise ValueError(f"{field}: no {', '.join(missing)}")
+    return {key: _phrases(words, f"{field}.{key}") for key, words in value.items()}
+
+
+class _WordLists(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class QuantityWords(_WordLists):
+    """The words around numbers that make them amounts (``quantities``); the lexicon's ``amounts``.
+
+    Empty but for ``units`` until given: the lexicon gives the English words, a test or another language its
+    own. ``units`` are pint's names, not words a user says, so their default stays here."""
+
+    count_adverbs: dict[str, int] = Field(default_factory=dict, description="'once', 'twice': a count said alone")
+    count_nouns: frozenset[str] = Field(default=frozenset(), description="what a number counts ('3 times', '2 laps')")
+    fractions: dict[str, float] = Field(default_factory=dict, description="'half', 'quarter', with their values")
+    articles: frozenset[str] = Field(default=frozenset(), description="'a', 'an': one of a unit ('a minute')")
+    determiners: frozenset[str] = Field(
+        default=frozenset(),
+        description='an amount right after one describes an object ("the 10 cm cube"), it is not read',
+    )
+    conjunctions: frozenset[str] = Field(
+        default=frozenset(),
+        description='count adverbs that at a clause start join clauses ("once it is up, wave") instead of counting',
+    )
+    clause_words: frozenset[str] = Field(
+        default=frozenset(),
+        description="words after which a clause starts, as it does at the start of the text and after punctuation",
+    )
+    comparison_words: frozenset[str] = Field(
+        default=frozenset(),
+        description='a count adverb before one compares ("twice as far"), it does not repeat',
+    )
+    stresses: frozenset[str] = Field(
+        default=frozenset(), description="words that only stress one of a unit ('a full minute', 'a whole metre')"
+    )
+    scales: frozenset[str] = Field(
+        default=frozenset(), description="number words an 'a' belongs to ('a hundred and twenty degrees')"
+    )
+    digit_words: dict[str, int] = Field(
+        default_factory=dict, description="other words for a digit said in a row of digits ('point oh five')"
+    )
+    units: frozenset[str] = Field(
+        default=frozenset(
+            {
+                "meter",
+                "centimeter",
+                "millimeter",
+                "kilometer",
+                "inch",
+                "foot",
+                "second",
+                "millisecond",
+                "minute",
+                "hour",
+                "degree",
+                "radian",
+                "turn",
+                "revolutions_per_minute",
+                "newton",
+            }
+        ),
+        description="pint's names of the units a task may use; pint knows many more that are also everyday nouns "
+        "('2 hands', '2 points', '2 cups')",
+    )
+    not_units: frozenset[str] = Field(
+        default=frozenset(),
+        description="words pint reads as an allowed unit but that are far more often plain English ('put 2 in it')",
+    )
+
+
+class LinkingVerbs(_WordLists):
+    """Verbs between an object and where it is ("the cube that is on the plate"), per pattern that reads them."""
+
+    nearness: Words = Field(description="'the mug that sits next to the bin'")
+    negation: Words = Field(description="'the cube that is not red'")
+    position: Words = Field(description="'the block that is nearest the drawer'")
+    relation: Words = Field(description="'the cube that was on the plate'")
+
+
+class PlacementVerbs(_WordLists):
+    """Participles between an object and where it is ("the block sitting on the plate"), per pattern."""
+
+    described: Words = Field(description="with one, a phrase names one object by where it is: never cut as a list")
+    position: Words = Field(description="'the block placed furthest to the left'")
+    relation: Words = Field(description="'the cube stored in the bowl'")
+
+
+class SideWords(_WordLists):
+    """The words around a side ("on your left hand side") that make it a position, per pattern."""
+
+    prepositions: Words = Field(description="object matching: 'the cube to the left'")
+    reading_prepositions: Words = Field(description="task reading: 'the cube on the left' keeps its side")
+    owners: Words = Field(description="'on the left', 'on your right'")
+    ordinal_owners: Words = Field(description="'the second cube from your left'")
+    nouns: Words = Field(description="object matching: 'the cube on the left side'")
+    reading_nouns: Words = Field(description="task reading: 'on the right hand side'")
+
+
+class SaidArgumentWords(_WordLists):
+    """Words around a skill's choice, count or surface said inside an object phrase (``said_arguments``)."""
+
+    articles: Words = Field(description="'the wrist camera', 'its lid'")
+    after_object: Words = Field(description="a choice said after the object: 'the kitchen on max power'")
+    before_object: Words = Field(description="a choice said before it: 'the barcode on the label'")
+    count_leads: Words = Field(description="'all 8 levels of the shelf'")
+    count_links: Words = Field(description="'3 levels of the shelf'")
+    surface_links: Words = Field(description="'the floor of the living room'")
+
+
+class CorrectionWords(_WordLists):
+    """Words around a self-correction marker ("sorry, no, wait, the red one"), read by ``spoken``."""
+
+    openers: Words = Field(description="said before a marker: 'sorry, no', 'oops, i mean'")
+    followers: Words = Field(description="said after a marker, part of it: 'no, wait'")
+    negations: Words = Field(description="a correction that starts with one keeps what was said")
+    determiners: Words = Field(description="start the phrase that replaces another: 'not the plate, the bowl'")
+    prepositions: Words = Field(description="a replaced phrase starts after one: 'go to control room, no, corridor b'")
+
+
+class RoutingWords(_WordLists):
+    """The skill router's words: what makes a query a question, and where a several-step task is cut."""
+
+    question_words: Words = Field(description="'what is the pressure', 'can you ...': a question, not a command")
+    step_joiners: Words = Field(description="a step starts after one, with a comma before it or not: ', then'")
+    joiners: Words = Field(description="a step starts after one: 'pick X and pour it'")
 
 
 class Rephrasing(BaseModel):
@@ -193,6 +385,52 @@ class Lexicon(BaseModel):
     )
     out_of_scope: list[str] = Field(default_factory=list, description="requests no robot skill serves")
     unsafe: list[str] = Field(default_factory=list, description="requests the robot must never carry out")
+    # -- function words the grammar's code reads (moved from Python, issue 22) --
+    articles: Words = Field(description="words that only point at an object, dropped before any matching rule")
+    number_words: dict[str, int] = Field(description="number words said alone, with their values")
+    number_parts: Words = Field(description="words of an amount that are no number alone ('two hundred')")
+    amounts: QuantityWords = Field(description="the words around a number that make it an amount")
+    unit_markers: Words = Field(description="words before a unit's name that ask for that unit ('p7 in bar')")
+    stop_words: Words = Field(description="words the skill router leaves out; the colours' names are left out too")
+    list_joiners: Words = Field(description="words between the parts of a list ('the red and the blue cube')")
+    joiners: Words = Field(description="words between object phrases a scanned clause lists or offers")
+    count_leads: Words = Field(description="words before a count that only stress it ('all three cubes')")
+    list_tails: Words = Field(description="words after a list that only say all of it ('..., both')")
+    any_of: Words = Field(description="words that with 'of' ask for any one of several ('one of the cubes')")
+    ones: Words = Field(description="words that stand for a noun said before them ('the red one')")
+    relative_pronouns: Words = Field(description="words that start a clause saying where an object is")
+    linking_verbs: LinkingVerbs
+    placement_verbs: PlacementVerbs
+    relations: dict[Literal["on", "in", "from"], list[str]] = Field(
+        description="relation words between an object and the one it is on, in or taken from; longer first"
+    )
+    place_relations: Words = Field(description="relations after which the words may name a place")
+    modifier_relations: Words = Field(description="relations after which the words may name what an object is of")
+    robot_words: Words = Field(description="words for the robot itself: positions are measured from its base")
+    extremes: dict[Literal["left", "right", "near", "far"], list[str]] = Field(
+        description="superlatives that pick one object by where it is, by the side or distance each means"
+    )
+    position_anchors: Words = Field(description="words before the object a position is measured from")
+    place_parts: Words = Field(description="words that make 'the left X' a place, not an object")
+    sides: SideWords
+    part_owners: Words = Field(description="words before a part of an object ('the top of the bowl')")
+    states: dict[Literal["open", "closed"], list[str]] = Field(description="the open state an object phrase asks for")
+    position_words: Words = Field(description="superlatives inside an object phrase: never a direction")
+    extreme_words: Words = Field(description="words shortly before a direction that make it a position")
+    except_words: Words = Field(description="words before the objects a list leaves out")
+    negations: Words = Field(description="words at the end of a gap before an object phrase that leave it out")
+    verbless_relations: Words = Field(description="relations between two object phrases of a clause with no verb")
+    held_words: Words = Field(description="words by which a task may mean the object in the gripper")
+    held_phrases: Words = Field(description="words that name the object in the gripper inside an object phrase")
+    definite_words: Words = Field(description="words that start a phrase naming particular objects")
+    indefinite_words: Words = Field(description="words that start a phrase asking for any one of its matches")
+    any_count_words: Words = Field(description="words before a count that leave which ones open ('any two')")
+    other_words: Words = Field(description="words for the objects not named yet ('the others', 'the rest')")
+    id_words: Words = Field(description="words before an object's id said outright ('the gauge named p7')")
+    said_arguments: SaidArgumentWords
+    correction_words: CorrectionWords
+    not_names: Words = Field(description="words after 'this is' that start no caller's name")
+    routing: RoutingWords
 
     @field_validator(
         "fillers",
@@ -210,6 +448,21 @@ class Lexicon(BaseModel):
     @classmethod
     def _plain(cls, value: list[str], info: ValidationInfo) -> list[str]:
         return _phrases(value, str(info.field_name))
+
+    @field_validator("relations")
+    @classmethod
+    def _every_relation(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        return _every(("on", "in", "from"), value, "relations")
+
+    @field_validator("extremes")
+    @classmethod
+    def _every_extreme(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        return _every(("left", "right", "near", "far"), value, "extremes")
+
+    @field_validator("states")
+    @classmethod
+    def _every_state(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        return _every(("open", "closed"), value, "states")
 
     @field_validator("verbs", "particle_verbs")
     @classmethod
@@ -310,7 +563,7 @@ class Lexicon(BaseModel):
                     collect(item)
 
         # Fillers and labels are dropped before typos are read: "teh" must become "the", not "tbh".
-        collect(self.model_dump(mode="json", exclude=_DROPPED_WORDS))
+        collect(self.model_dump(mode="json", exclude=_DROPPED_WORDS | _GRAMMAR_WORDS))
         return frozenset(found)
 
     def action_phrases(self) -> list[tuple[str, ActionVerb]]:
@@ -322,6 +575,12 @@ class Lexicon(BaseModel):
         """(phrase, direction) pairs, longest first."""
         pairs = [(p, d) for d, phrases in self.directions.items() for p in phrases]
         return sorted(pairs, key=lambda pair: (-len(pair[0]), pair[0]))
+
+
+def alternatives(words: Iterable[str], *, before: str = "", after: str = "") -> str:
+    """A regular expression's alternation of the lexicon's plain phrases, in its order, each between ``before``
+    and ``after`` ("the\\s+|your\\s+"): the lexicon admits no character a pattern reads, so none is escaped."""
+    return "|".join(f"{before}{word}{after}" for word in words)
 
 
 def lexicon_path() -> Path:

@@ -7,12 +7,17 @@ cube" without importing the matcher that grounds each part.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from functools import cache
 
-from bt_executive.llm.language.lexicon import load_lexicon
-from bt_executive.llm.language.quantities import NUMBER_WORDS
+from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
+from bt_executive.llm.language.quantities import number_words
 
-ARTICLES = frozenset({"the", "a", "an", "this", "that", "those", "these"})
-"""Leading words that only point at an object, dropped before any rule."""
+
+@cache
+def articles() -> frozenset[str]:
+    """Leading words that only point at an object (``config/lexicon.yaml``: ``articles``), dropped before any rule."""
+    return frozenset(load_lexicon().articles)
 
 
 def phrase_words(phrase: str) -> tuple[str, ...]:
@@ -20,7 +25,38 @@ def phrase_words(phrase: str) -> tuple[str, ...]:
     return tuple(w for w in re.split(r"[\s_\-]+", phrase.lower()) if w)
 
 
-_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+as well as\s+|\s*&\s*")
+@cache
+def numbers() -> Mapping[str, int]:
+    """The counts a noun phrase may start with ("the three cubes"); not "one": "the one on the left" is no count."""
+    return {word: n for word, n in number_words().items() if 2 <= n <= 6} | {str(n): n for n in range(2, 7)}
+
+
+class _Patterns:
+    """The lexicon's noun-phrase words as compiled patterns."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        joiners = lexicon.list_joiners
+        after_comma = alternatives(j for j in joiners if " " not in j)  # "the red, and the blue"
+        comma = rf"\s*,\s*(?:{after_comma}\s+)?" if after_comma else r"\s*,\s*"
+        space = r"\s+"
+        self.list_split = re.compile(rf"{comma}|{alternatives(joiners, before=space, after=space)}|\s*&\s*")
+        self.counted = re.compile(
+            rf"^(?:(?:{alternatives(lexicon.count_leads)})\s+(?:of\s+)?)?(?:the\s+)?(?P<n>{alternatives(numbers())})"
+            r"\s+(?P<rest>.+)$"
+        )
+        # "the red and the blue both": the words after a list that only say all of it
+        self.tails = re.compile(rf"(?<=\S)\s+(?:{alternatives(lexicon.list_tails)})$")
+        self.any_of = re.compile(rf"^(?:{alternatives(lexicon.any_of)})\s+of\s+")
+        # A relative clause or a placement: the phrase says which one by where it is, and is kept whole.
+        self.described = re.compile(
+            rf"\b(?:{alternatives([*lexicon.relative_pronouns, *lexicon.placement_verbs.described])})\s"
+        )
+        self.ones = frozenset(lexicon.ones)
+
+
+@cache
+def _patterns() -> _Patterns:
+    return _Patterns(load_lexicon())
 
 
 def singular(word: str) -> str:
@@ -35,31 +71,18 @@ def singular(word: str) -> str:
     return word
 
 
-NUMBERS = {word: n for word, n in NUMBER_WORDS.items() if 2 <= n <= 6} | {str(n): n for n in range(2, 7)}
-"""The counts a noun phrase may start with ("the three cubes"); not "one": "the one on the left" is no count."""
-
-
 def count_said(word: str) -> int | None:
     """The number a count word or numeral says ("1", "one", "twelve"), else None."""
-    return int(word) if word.isdigit() else NUMBER_WORDS.get(word)
-
-
-_COUNTED = re.compile(
-    r"^(?:(?:all|both|each|every one)\s+(?:of\s+)?)?(?:the\s+)?(?P<n>" + "|".join(NUMBERS) + r")\s+(?P<rest>.+)$"
-)
+    return int(word) if word.isdigit() else number_words().get(word)
 
 
 def stated_count(phrase: str) -> int | None:
     """How many objects a phrase says it names ("the three cubes": 3), if it says."""
     text = " ".join(phrase.lower().split())
-    counted = _COUNTED.match(text)
+    counted = _patterns().counted.match(text)
     if counted is not None:
-        return NUMBERS[counted.group("n")]
+        return numbers()[counted.group("n")]
     return 2 if text.startswith("both ") else None
-
-
-_DESCRIBED = re.compile(r"\b(?:that|which|sitting|lying|resting|standing|placed|located)\s")
-"""A relative clause or a placement: the phrase says which one by where it is, and is kept whole."""
 
 
 def expand_phrase(phrase: str) -> tuple[tuple[str, ...], bool]:
@@ -70,12 +93,13 @@ def expand_phrase(phrase: str) -> tuple[tuple[str, ...], bool]:
     plural ("the cubes") -> (("cube",), True): every object it matches, one step each.
     """
     lex = load_lexicon()
+    patterns = _patterns()
     text = " ".join(phrase.lower().split())
-    text = re.sub(r"(?<=\S)\s+(?:both|all|each|all of them|both of them|too|as well)$", "", text)  # "X and Y both"
-    if re.match(r"^(?:one|any|either)\s+of\s+", text):  # "one of the cubes": a single object, any one
+    text = patterns.tails.sub("", text)  # "X and Y both"
+    if patterns.any_of.match(text):  # "one of the cubes": a single object, any one
         return ((phrase,), False)
     quantified = False
-    counted = _COUNTED.match(text)
+    counted = patterns.counted.match(text)
     if counted is not None:  # "the three cubes": every match (the planner checks the count)
         text = counted.group("rest")
         quantified = True
@@ -84,15 +108,16 @@ def expand_phrase(phrase: str) -> tuple[tuple[str, ...], bool]:
             text = text[len(quantifier) :].strip()
             quantified = True
             break
-    parts = [p for p in _LIST_SPLIT.split(text) if p]
-    if len(parts) == 1 and not quantified and _DESCRIBED.search(text):
+    parts = [p for p in patterns.list_split.split(text) if p]
+    if len(parts) == 1 and not quantified and patterns.described.search(text):
         return ((phrase,), False)  # "the cube that s sitting on the blue one": one object, said by where it is
     categories = load_lexicon().category_words() | set(lex.categories)
     words_of = [phrase_words(p) for p in parts]
     head = next((w[-1] for w in reversed(words_of) if w and w[-1] in categories), None)
+    dropped = articles() | patterns.ones
     expanded = []
     for words in words_of:
-        core = [w for w in words if w not in ARTICLES and w not in ("one", "ones")]
+        core = [w for w in words if w not in dropped]
         if not core:
             continue
         last = core[-1]

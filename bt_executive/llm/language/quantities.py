@@ -13,10 +13,12 @@ naming the bound::
 
 Number words are read by text2num ("two point five", "twenty-one"), units and
 conversions by pint. The words around them (count adverbs, fractions, count
-nouns, the units a task may name) are data in ``QuantityWords``, so a lexicon
-can supply its own. A number is an amount only when a unit or a count word
-follows it: "the 2 cubes" names objects, and so does "the 10 cm cube" (an
-amount right after a determiner describes an object, it does not ask for one).
+nouns) are the lexicon's ``amounts`` (``config/lexicon.yaml``, read as a
+``QuantityWords``), so another lexicon can supply its own; the units a task may
+name are pint's names, kept in code. A number is an amount only when a unit or
+a count word follows it: "the 2 cubes" names objects, and so does "the 10 cm
+cube" (an amount right after a determiner describes an object, it does not ask
+for one).
 
 Importing pint and building its registry take about half a second together
 (0.3 to 0.5 s to import, 0.2 to 0.35 s to build), so both wait for the first
@@ -27,14 +29,15 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from text_to_num import find_numbers  # type: ignore[import-untyped]
 
+from bt_executive.llm.language.lexicon import QuantityWords, alternatives, load_lexicon
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
 
 if TYPE_CHECKING:
@@ -54,67 +57,39 @@ KINDS: Mapping[str, str] = {
 """The kinds of amount a task may name, each with a unit of that kind: a unit is of the kind it converts to."""
 
 
-class QuantityWords(BaseModel):
-    """The words around numbers that make them amounts; a lexicon may load its own with ``model_validate``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    count_adverbs: dict[str, int] = Field(default_factory=lambda: {"once": 1, "twice": 2, "thrice": 3})
-    count_nouns: frozenset[str] = frozenset(
-        {"time", "times", "pass", "passes", "loop", "loops", "round", "rounds", "lap", "laps", "repetitions", "people"}
-        | {"persons", "guests", "diners", "places", "seats", "settings", "levels", "views", "rows", "shelves"}
-    )
-    fractions: dict[str, float] = Field(
-        default_factory=lambda: {"half": 0.5, "halves": 0.5, "quarter": 0.25, "quarters": 0.25}
-    )
-    articles: frozenset[str] = frozenset({"a", "an"})
-    determiners: frozenset[str] = Field(
-        default=frozenset({"the", "a", "an", "this", "that", "these", "those"}),
-        description='an amount right after one describes an object ("the 10 cm cube"), it is not read',
-    )
-    conjunctions: frozenset[str] = Field(
-        default=frozenset({"once"}),
-        description='count adverbs that at a clause start join clauses ("once it is up, wave") instead of counting',
-    )
-    clause_words: frozenset[str] = Field(
-        default=frozenset({"and", "then", "but", "so"}),
-        description="words after which a clause starts, as it does at the start of the text and after punctuation",
-    )
-    comparison_words: frozenset[str] = Field(
-        default=frozenset({"as"}),
-        description='a count adverb before one compares ("twice as far"), it does not repeat',
-    )
-    units: frozenset[str] = Field(
-        default=frozenset(
-            {
-                "meter",
-                "centimeter",
-                "millimeter",
-                "kilometer",
-                "inch",
-                "foot",
-                "second",
-                "millisecond",
-                "minute",
-                "hour",
-                "degree",
-                "radian",
-                "turn",
-                "revolutions_per_minute",
-                "newton",
-            }
-        ),
-        description="pint's names of the units a task may use; pint knows many more that are also everyday nouns "
-        "('2 hands', '2 points', '2 cups')",
-    )
-    not_units: frozenset[str] = Field(
-        default=frozenset({"in"}),
-        description="words pint reads as an allowed unit but that are far more often plain English ('put 2 in it')",
-    )
+def english() -> QuantityWords:
+    """The lexicon's words around amounts, for English tasks (``config/lexicon.yaml``: ``amounts``)."""
+    return load_lexicon().amounts
 
 
-ENGLISH = QuantityWords()
-"""The default words, for English tasks."""
+@cache
+def number_words() -> Mapping[str, int]:
+    """Number words said alone, with their values: what spoken decimals, corrections and spoken ids read."""
+    return dict(load_lexicon().number_words)
+
+
+class _NumberWords(Mapping[str, int]):
+    """``number_words()`` under the name modules import (``NUMBER_WORDS``), read from the lexicon on first use."""
+
+    def __getitem__(self, word: str) -> int:
+        return number_words()[word]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(number_words())
+
+    def __len__(self) -> int:
+        return len(number_words())
+
+
+NUMBER_WORDS: Mapping[str, int] = _NumberWords()
+"""Number words said alone, with their values (the lexicon's ``number_words``)."""
+
+
+@cache
+def _digit_words() -> dict[str, str]:
+    """The digit each word for a digit says, for digits said in a row ("point oh five")."""
+    words = {word: str(n) for word, n in number_words().items() if n < 10}
+    return words | {word: str(n) for word, n in english().digit_words.items()}
 
 
 class Quantity(BaseModel):
@@ -175,14 +150,18 @@ def _parse_unit(words: str) -> pint.Unit | None:
         return None
 
 
-_UNIT_SAID = re.compile(r"(?:(?P<rest>.+?)\s*,?\s+)?(?:in|units?|unit of)\s+(?P<unit>[a-z°]+)")
+@cache
+def _unit_said() -> re.Pattern[str]:
+    """A unit asked for by name after its marker (``unit_markers``: "in bar", "units psi")."""
+    markers = alternatives(load_lexicon().unit_markers)
+    return re.compile(rf"(?:(?P<rest>.+?)\s*,?\s+)?(?:{markers})\s+(?P<unit>[a-z°]+)")
 
 
 def unit_said(phrase: str) -> tuple[str, str] | None:
     """ "p7 in bar" -> ("p7", "bar"), ", in bar" said alone -> ("", "bar"): a unit asked for by name, after
     what it is for or as a clause of its own; None when the phrase ends in no such words. The one reader of
     both forms, so a clause and an object phrase agree on what names a unit."""
-    found = _UNIT_SAID.fullmatch(phrase)
+    found = _unit_said().fullmatch(phrase)
     return None if found is None else (found.group("rest") or "", found.group("unit"))
 
 
@@ -244,20 +223,6 @@ _IS_NUMBER = re.compile(_NUMBER)
 _UNIT_NAMES = re.compile(r"[A-Za-z_]+")
 
 
-NUMBER_WORDS: dict[str, int] = {
-    word: n
-    for n, word in enumerate(
-        (
-            *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven"),
-            *("twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"),
-        )
-    )
-} | {
-    word: 10 * n
-    for n, word in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"), 2)
-}
-"""Number words said alone, with their values: what spoken decimals, corrections and spoken ids read."""
-_DIGIT_WORDS = {word: str(n) for word, n in NUMBER_WORDS.items() if n < 10} | {"oh": "0"}
 _DIGITS = frozenset("0123456789")
 
 
@@ -281,7 +246,7 @@ class _Reader:
         for found in find_numbers(self.tokens, "en", 0):
             if not found.is_ordinal:
                 start = int(found.start)
-                if start > 0 and self.low[start - 1] == "a" and self.low[start] in ("hundred", "thousand"):
+                if start > 0 and self.low[start - 1] == "a" and self.low[start] in self.words.scales:
                     start -= 1  # "a hundred and twenty degrees": the "a" is the number's
                 self.numbers[start] = (int(found.end), float(found.value))
         self._bare_points()
@@ -294,7 +259,7 @@ class _Reader:
             if word != "point" or i in covered:  # "one point five": text2num reads it whole
                 continue
             digits, j = "", i + 1
-            while j < len(self.low) and (digit := _DIGIT_WORDS.get(self.low[j], self.low[j])) in _DIGITS:
+            while j < len(self.low) and (digit := _digit_words().get(self.low[j], self.low[j])) in _DIGITS:
                 digits, j = digits + digit, j + 1
             if not digits:
                 continue
@@ -353,7 +318,11 @@ class _Reader:
         return self._made(start, end, value, name, kind)
 
     def _made(self, start: int, end: int, value: float, unit: str, kind: str) -> tuple[Quantity | None, int]:
-        if start > 0 and self.low[start - 1] in self.words.determiners and self.low[start - 1] not in ("a", "an"):
+        if (
+            start > 0
+            and self.low[start - 1] in self.words.determiners
+            and self.low[start - 1] not in self.words.articles
+        ):
             return None, end  # "the 10 cm cube": the amount is part of the object's name
         span = (self.tokens[start].start, self.tokens[end - 1].end)
         quantity = Quantity(value=value, unit=unit, kind=kind, span=span, text=self.text[span[0] : span[1]])
@@ -370,7 +339,7 @@ class _Reader:
 
     def _past_whole(self, i: int) -> int:
         """Skip the words that only stress "one" in "a full minute", "a whole metre"."""
-        while self.at(i) in ("full", "whole", "single", "good"):
+        while self.at(i) in self.words.stresses:
             i += 1
         return i
 
@@ -399,10 +368,11 @@ class _Reader:
         return read
 
 
-def find_quantities(text: str, words: QuantityWords = ENGLISH) -> list[Quantity]:
-    """Every amount a task names, in order, with spans so the grammar can cut them out of its phrases."""
+def find_quantities(text: str, words: QuantityWords | None = None) -> list[Quantity]:
+    """Every amount a task names, in order, with spans so the grammar can cut them out of its phrases; ``words``
+    default to the lexicon's (``english()``)."""
     tokens = [_Word(match) for match in _TOKEN.finditer(text)]
-    return _Reader(text, tokens, words).read() if tokens else []
+    return _Reader(text, tokens, words or english()).read() if tokens else []
 
 
 def _a(kind: str) -> str:

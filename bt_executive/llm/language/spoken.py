@@ -15,8 +15,9 @@ a word said before it ("the", "in"), and replace everything from that word's
 last place; or they are a number that replaces the last number. A marker
 with neither is left alone, so the grammar refuses what it cannot read
 rather than guessing. The words are data (``config/lexicon.yaml``:
-``fillers``, ``corrections``, ``amount_hedges``, ``enumerators``,
-``call_signs``, ``procedure_words``).
+``fillers``, ``corrections``, ``correction_words``, ``amount_hedges``,
+``number_words``, ``number_parts``, ``enumerators``, ``call_signs``,
+``procedure_words``, ``not_names``).
 """
 
 from __future__ import annotations
@@ -24,10 +25,9 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
-from bt_executive.llm.language.quantities import NUMBER_WORDS
+from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
+from bt_executive.llm.language.quantities import number_words
 
-_NUMBER_WORDS = frozenset((*NUMBER_WORDS, "hundred", "half"))
 _REPEAT = re.compile(r"\b((?:\w+ ){0,4}\w+) \1\b")
 """A phrase of up to five words said twice in a row ("the the plate", "the control room the control room")."""
 _PARENTHESIS = re.compile(r"\s*\([^()]*\)")
@@ -41,24 +41,33 @@ class _Patterns:
     """The lexicon's spoken-language words as compiled patterns."""
 
     def __init__(self, lexicon: Lexicon) -> None:
+        # the words of an amount: "like thirty seconds" is hedged, "fifteen no twenty" corrected
+        self.number_words = frozenset((*number_words(), *lexicon.number_parts))
         self.fillers = (
             re.compile(rf"(?<![\w-])(?:{_alternation(lexicon.fillers)})(?![\w-])\s*") if lexicon.fillers else None
         )
         self.hedges = (
-            re.compile(rf"(?<![\w-])(?:{_alternation(lexicon.amount_hedges)})\s+(?=\d|(?:{'|'.join(_NUMBER_WORDS)})\b)")
+            re.compile(
+                rf"(?<![\w-])(?:{_alternation(lexicon.amount_hedges)})\s+(?=\d|(?:{'|'.join(self.number_words)})\b)"
+            )
             if lexicon.amount_hedges
             else None
         )
         marks = _alternation([*lexicon.corrections, "no"])
+        words = lexicon.correction_words
+        openers, followers = alternatives(words.openers), alternatives(words.followers)
         # "sorry, no, ...", "no, wait, ...": markers said in a row, commas between them, are one
         self.corrections = re.compile(
-            rf",?\s*\b(?:(?:sorry|oh|oops),?\s+)?(?:{marks})\b(?:,?\s+(?:{marks}|sorry|wait)\b)*,?\s+"
+            rf",?\s*\b(?:(?:{openers}),?\s+)?(?:{marks})\b(?:,?\s+(?:{marks}|{followers})\b)*,?\s+"
         )
-        words = _alternation(lexicon.enumerators) if lexicon.enumerators else r"(?!x)x"
+        self.negations = frozenset(words.negations)
+        self.determiners = frozenset(words.determiners)
+        self.phrase_starts = self.determiners | frozenset(words.prepositions)
+        labels = _alternation(lexicon.enumerators) if lexicon.enumerators else r"(?!x)x"
         # "WO-5531 item 1:", "Task 3 -", "Test 4:" at the start of a sentence (the mark after the number is
         # what makes it a label: "step 2 metres back" keeps its words); "1." and "3)" before a step.
         self.enumerators = re.compile(
-            rf"(?:^|(?<=[.;:!?,]\s)|(?<=\n))\s*(?:(?:{words})\s*-?\s*#?\d+[a-z]?\s*(?:of\s+(?:the\s+)?\w+\s*)?)+"
+            rf"(?:^|(?<=[.;:!?,]\s)|(?<=\n))\s*(?:(?:{labels})\s*-?\s*#?\d+[a-z]?\s*(?:of\s+(?:the\s+)?\w+\s*)?)+"
             r"[:.)\-,]\s+"
             r"|(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*#?\d{1,2}[.)]\s+",
             re.IGNORECASE,
@@ -79,7 +88,7 @@ class _Patterns:
         said_to = _alternation(lexicon.addresses) if lexicon.addresses else r"(?!x)x"
         self.address = re.compile(rf"^(?:(?:{lead}) )*(?:{said_to})$")
         # "arm, this is ops, ...": the caller says who speaks, not what to do
-        self.identification = re.compile(r"^this is (?!(?:the|a|an|my|your|it|what|where|how)\b)\w+(?: \w+)?$")
+        self.identification = re.compile(rf"^this is (?!(?:{alternatives(lexicon.not_names)})\b)\w+(?: \w+)?$")
 
 
 @cache
@@ -120,7 +129,8 @@ def tidy(text: str) -> str:
 
 def _corrected(text: str) -> str:
     """Each self-correction applied within its clause: what follows the marker replaces what it repeats."""
-    pattern = _patterns().corrections
+    patterns = _patterns()
+    pattern = patterns.corrections
     start = 0
     while (found := pattern.search(text, start)) is not None:
         head_end = text.rfind(", ", 0, found.start())
@@ -135,7 +145,7 @@ def _corrected(text: str) -> str:
             # "drop it on the plate, no wait, not the plate, the bowl": what follows the "not" phrase replaces it
             instead, _, rest = tail[2:].partition(", ")
             words = before_text.split()
-            if words[-len(negated) :] == negated and instead.split(" ", 1)[0] in _DETERMINERS:
+            if words[-len(negated) :] == negated and instead.split(" ", 1)[0] in patterns.determiners:
                 text = head + " ".join([*words[: -len(negated)], *instead.split()])
                 text += f", {rest}" if rest else ""
                 start = 0
@@ -162,18 +172,13 @@ def _replace(before: list[str], after: list[str], *, bare: bool) -> list[str] | 
             return before[: numbers[-1]] + after
     if bare:
         return None  # "no" alone corrects only what it visibly repeats
-    if first in ("not", "no"):
+    if first in _patterns().negations:
         return before
     if len(after) > 1:  # "control room, no wait, corridor b": a phrase replaces the phrase, not its last word
-        starts = [i for i, word in enumerate(before) if word in _PHRASE_STARTS]
+        starts = [i for i, word in enumerate(before) if word in _patterns().phrase_starts]
         return before[: starts[-1] + 1] + after if starts else after
     return before[:-1] + after
 
 
-_DETERMINERS = frozenset({"the", "a", "an", "my", "your", "this", "that"})
-_PHRASE_STARTS = _DETERMINERS | {"to", "on", "onto", "in", "into", "at"}
-"""Words a corrected phrase starts after ("go to control room, no wait, corridor b": after "to")."""
-
-
 def _is_number(word: str) -> bool:
-    return word in _NUMBER_WORDS or bool(re.fullmatch(r"\d+(?:\.\d+)?", word))
+    return word in _patterns().number_words or bool(re.fullmatch(r"\d+(?:\.\d+)?", word))

@@ -7,16 +7,22 @@ and ``routing`` sits above ``language``.
 from __future__ import annotations
 
 import re
+from functools import cache
+
+from bt_executive.llm.language.lexicon import load_lexicon
 
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP_TEXT = (
-    "a an the and or of to in on at by for from with into onto it its this that these those is are be "
-    "then please can you could would me my i we our your up out off over all any some one "
-    # Colours name an argument (which cube), never a skill: "red" in a task must not pull in a skill
-    # whose description happens to give red_cube as an example.
-    "red green blue yellow black white orange purple pink brown grey gray"
-)
-STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+
+@cache
+def stop_words() -> frozenset[str]:
+    """Words that name no skill (``config/lexicon.yaml``: ``stop_words``), and the colours' names: a colour
+    names an argument (which cube), never a skill, so "red" in a task must not pull in a skill whose
+    description happens to give red_cube as an example."""
+    lexicon = load_lexicon()
+    return frozenset(lexicon.stop_words) | frozenset(lexicon.colours)
+
+
 # Only the suffixes that inflect verbs and nouns in task text; a real stemmer (Porter) would also merge words
 # that skills keep apart ("general"/"generalist"), and is not worth a dependency.
 _SUFFIXES = ("ing", "ed", "es", "s")
@@ -41,4 +47,5 @@ def stem(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Words of ``text`` as the router compares them: lower-case, no stop words, stemmed."""
-    return [stem(w) for w in _WORD.findall(text.lower().replace("_", " ")) if w not in STOP_WORDS]
+    stops = stop_words()
+    return [stem(w) for w in _WORD.findall(text.lower().replace("_", " ")) if w not in stops]

@@ -36,12 +36,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words
 from bt_executive.llm.grounding.object_matching import match_objects
 from bt_executive.llm.language.clause_order import reorder_clauses
-from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
-from bt_executive.llm.language.noun_phrases import ARTICLES, NUMBERS, expand_phrase, phrase_words
+from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
+from bt_executive.llm.language.noun_phrases import articles, expand_phrase, numbers, phrase_words
 from bt_executive.llm.language.quantities import Quantity, find_quantities
 from bt_executive.llm.language.task_grammar import (
     Intent,
@@ -58,20 +59,40 @@ from bt_executive.skills.manifest import ActionVerb
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
 
-EXCEPT_WORDS = ("except for", "except", "but not", "other than", "apart from", "excluding", "save for")
-"""Words before the objects a list leaves out ("all the cubes except the blue one"), as the grammar reads them."""
-POSITION_WORDS = frozenset({"leftmost", "rightmost", "nearest", "closest", "farthest", "furthest", "biggest"})
-"""Superlatives inside an object phrase ("the leftmost cube"): part of the phrase, never a direction."""
-_JOINERS = frozenset({"and", "or", ","})
 _WORD = re.compile(r"[a-z]+")
-_HELD = re.compile(r"\b(?:it|them|holding|hold|held|carrying|carry|gripper|grasped|gripped)\b")
-"""Words by which a task may mean the object in the gripper ("put it on the plate", "what you are holding")."""
-_NEGATED = re.compile(r"\b(?:not|no|t)\s*$")
-"""A gap that ends in a negation ("that is not", "that isn t") before an object phrase: the phrase is left out."""
-_PLACED = re.compile(r"\b(?:on top of|onto|on|into|in|inside)\b")
-"""A relation between two object phrases of a clause with no verb ("red on green"): a put, as the grammar's
-verbless form reads one."""
 _TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?|,")
+
+
+class _Patterns:
+    """The lexicon's words this reading scans for (``config/lexicon.yaml``), compiled once per lexicon."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        # Words before the objects a list leaves out ("all the cubes except the blue one"), as the grammar reads them.
+        self.excepts = tuple(re.compile(rf"\b{w}\b") for w in lexicon.except_words)
+        # Superlatives inside an object phrase ("the leftmost cube"): part of the phrase, never a direction.
+        self.positions = frozenset(lexicon.position_words)
+        self.ones = frozenset(lexicon.ones)
+        self.joiners = frozenset((*lexicon.joiners, ","))
+        # Words by which a task may mean the object in the gripper ("put it on the plate", "what you are holding").
+        self.held = re.compile(rf"\b(?:{alternatives(lexicon.held_words)})\b")
+        # A gap that ends in a negation ("that is not", "that isn t") before an object phrase: the phrase is left out.
+        self.negated = re.compile(rf"\b(?:{alternatives(lexicon.negations)})\s*$")
+        # A relation between two object phrases of a clause with no verb ("red on green"): a put, as the grammar's
+        # verbless form reads one.
+        self.placed = re.compile(rf"\b(?:{alternatives(lexicon.verbless_relations)})\b")
+        # Words shortly before a direction that make it a position ("the block furthest to the left").
+        self.extremes = frozenset(lexicon.extreme_words)
+        sides = lexicon.sides
+        # "the cube on the left (hand side)": a position that follows an object phrase, no direction
+        self.side = re.compile(
+            rf"^(?:{alternatives(sides.reading_prepositions)})\s+(?:{alternatives(sides.owners)})\s+(?:left|right)"
+            rf"(?:\s+(?:{alternatives(sides.reading_nouns)}))?"
+        )
+
+
+@cache
+def _patterns() -> _Patterns:
+    return _Patterns(load_lexicon())
 
 
 @dataclass(frozen=True)
@@ -194,7 +215,7 @@ def read_task(task: str, world: WorldState, registry: SkillRegistry) -> TaskRead
     split = task_clauses(task, world, registry)
     clauses = [_read_clause(c, world, phrases, vocabulary) for c in split.clauses]
     held = world.gripper.holding
-    if held is not None and _HELD.search(" ".join(split.clauses)) and clauses:
+    if held is not None and _patterns().held.search(" ".join(split.clauses)) and clauses:
         last = clauses[-1]  # "put it on the plate": the object in the gripper may be what "it" is
         pronoun = Mention(phrase="(what the gripper holds)", ids=(held,), required=False)
         clauses[-1] = replace(last, mentions=(*last.mentions, pronoun))
@@ -307,7 +328,9 @@ class _Vocabulary:
             heads.update(_head(phrase_words(region)))
         content |= heads
         quantifier_words = {w for q in lex.quantifiers for w in q.split()}
-        glue = {*ARTICLES, *lex.ignored, *quantifier_words, *NUMBERS, *POSITION_WORDS, "and", "or", ",", "one", "ones"}
+        patterns = _patterns()
+        glue = {*articles(), *lex.ignored, *quantifier_words, *numbers(), *patterns.positions, *patterns.joiners}
+        glue |= patterns.ones
         return cls(frozenset(content), frozenset(heads), frozenset(glue - content))
 
 
@@ -352,7 +375,7 @@ def _read_clause(
     if intent is not None and intent.action is IntentAction.PUT and intent.target == "the table":
         mentions += _ground("the table", world, excluded=False)  # "put it down": onto the table
     directions = _directions(tokens, spans, verbs, lex)
-    if not verbs and len(mentions) >= 2 and _PLACED.search(clause):
+    if not verbs and len(mentions) >= 2 and _patterns().placed.search(clause):
         actions |= _with_combined(lex.intent_actions.get(IntentAction.PUT.value, ()))  # "red on green please"
     return ClauseReading(clause, None, mentions, actions, skills, directions, amounts, verbs)
 
@@ -415,7 +438,7 @@ def table_ids(world: WorldState) -> tuple[str, ...]:
 def _match(phrase: str, world: WorldState) -> tuple[str, ...]:
     """The objects (or the region, or the drawer) a phrase names here."""
     objects = match_objects(phrase, world).ids
-    words = set(phrase_words(phrase)) - set(load_lexicon().ignored) - ARTICLES
+    words = set(phrase_words(phrase)) - set(load_lexicon().ignored) - articles()
     places = tuple(name for name in (*world.regions, *world.drawers) if words and set(phrase_words(name)) == words)
     return tuple(sorted({*objects, *places}))
 
@@ -423,6 +446,7 @@ def _match(phrase: str, world: WorldState) -> tuple[str, ...]:
 def _object_spans(tokens: Sequence[_Token], vocabulary: _Vocabulary) -> list[tuple[int, int]]:
     """Token ranges [start, end) of the object phrases: object words and the glue between them, with a head."""
     spans: list[tuple[int, int]] = []
+    patterns = _patterns()
     index = 0
     while index < len(tokens):
         if tokens[index].word not in vocabulary.content and tokens[index].word not in vocabulary.glue:
@@ -432,9 +456,9 @@ def _object_spans(tokens: Sequence[_Token], vocabulary: _Vocabulary) -> list[tup
         while end < len(tokens) and (tokens[end].word in vocabulary.content or tokens[end].word in vocabulary.glue):
             end += 1
         start, stop = index, end
-        while start < stop and tokens[start].word in _JOINERS:
+        while start < stop and tokens[start].word in patterns.joiners:
             start += 1  # "and the red cube": the joiner belongs between phrases
-        while stop > start and tokens[stop - 1].word in vocabulary.glue - {"one", "ones"}:
+        while stop > start and tokens[stop - 1].word in vocabulary.glue - patterns.ones:
             stop -= 1  # "the red cube and": the trailing "and" joins the next clause's words, not this phrase
         if any(t.word in vocabulary.heads for t in tokens[start:stop]):
             stop = _with_position(tokens, stop)
@@ -443,14 +467,10 @@ def _object_spans(tokens: Sequence[_Token], vocabulary: _Vocabulary) -> list[tup
     return spans
 
 
-_EXTREME_WORDS = frozenset({"furthest", "farthest", "far", "most", "closest", "nearest"})
-_SIDE = re.compile(r"^(?:on|at)\s+(?:the|your|my)\s+(?:left|right)(?:\s+(?:side|hand side))?")
-
-
 def _with_position(tokens: Sequence[_Token], stop: int) -> int:
     """A phrase's end, taking a position that follows it ("the cube on the left"): a position is no direction."""
     rest = " ".join(t.word for t in tokens[stop : stop + 5])
-    found = _SIDE.match(rest)
+    found = _patterns().side.match(rest)
     return stop + len(found.group().split()) if found else stop
 
 
@@ -459,11 +479,12 @@ def _scanned_mentions(
 ) -> tuple[Mention, ...]:
     """The object phrases of a clause the grammar did not parse, grounded; "A or B" names one of them."""
     mentions: list[Mention] = []
+    patterns = _patterns()
     gap_from = 0
     for start, stop in spans:
         gap = clause[gap_from : tokens[start].start]
-        excluded = bool(_NEGATED.search(gap)) or (
-            gap_from > 0 and any(re.search(rf"\b{w}\b", gap) for w in EXCEPT_WORDS)
+        excluded = bool(patterns.negated.search(gap)) or (
+            gap_from > 0 and any(pattern.search(gap) for pattern in patterns.excepts)
         )
         phrase = clause[tokens[start].start : tokens[stop - 1].end]
         alternatives = [p for p in re.split(r"\s+or\s+", phrase) if p.strip()]
@@ -521,7 +542,7 @@ def _directions(
             after = words[at + len(parts)] if at + len(parts) < len(words) else ""
             if after == "of":
                 continue  # "left of the plate": a relation, not a way to move
-            if set(words[max(0, at - 3) : at]) & _EXTREME_WORDS:
+            if set(words[max(0, at - 3) : at]) & _patterns().extremes:
                 continue  # "the block furthest to the left": a position, not a way to move
             if phrase in particles and not pushed:
                 continue  # "put it back on the plate", "put the cubes away": a particle, not a way to push

@@ -40,12 +40,14 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable, Sequence
+from functools import cache
 from typing import Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from bt_executive.llm.embedding.embedder import CachedEmbedder, Embedder
+from bt_executive.llm.language.lexicon import alternatives, load_lexicon
 from bt_executive.llm.language.tokens import tokenize
 from bt_executive.llm.language.verb_lexicon import verbs_in
 from bt_executive.llm.routing.bm25 import Bm25Index
@@ -65,16 +67,18 @@ GENERALIST = "GENERALIST"
 EXACT = "exact"
 OFF_INTENT = 0.7
 """Score factor for a knowledge skill on a command, and for a tool skill on a question."""
-_QUESTION = re.compile(
-    r"^(what|which|where|who|whose|why|how|when|does|do|did|is|are|was|were|can|could|should|will|would)\b",
-    re.IGNORECASE,
-)
+
+
+@cache
+def _question() -> re.Pattern[str]:
+    """A query that opens with a question word (``config/lexicon.yaml``: ``routing.question_words``)."""
+    return re.compile(rf"^({alternatives(load_lexicon().routing.question_words)})\b", re.IGNORECASE)
 
 
 def is_question(query: str) -> bool:
     """Whether a query asks for a fact (ends with '?' or opens with a question word) rather than an action."""
     text = query.strip()
-    return text.endswith("?") or bool(_QUESTION.match(text))
+    return text.endswith("?") or bool(_question().match(text))
 
 
 class RouteHit(BaseModel):
@@ -301,12 +305,17 @@ class Router:
         return hits
 
 
-_CLAUSE_SPLIT = re.compile(r"\s*(?:,\s*and then|,\s*then|\band then\b|\bthen\b|\band\b|;|,)\s*", re.IGNORECASE)
+@cache
+def _clause_split() -> re.Pattern[str]:
+    """Where a several-step task is cut: at a step joiner (with a comma before it or not), a joiner, ';' or ','."""
+    words = load_lexicon().routing
+    steps, joiners = alternatives(words.step_joiners), alternatives(words.joiners)
+    return re.compile(rf"\s*(?:,\s*(?:{steps})|\b(?:{steps})\b|\b(?:{joiners})\b|;|,)\s*", re.IGNORECASE)
 
 
 def clauses(task: str) -> list[str]:
     """The parts of a multi-step task ("pick X and pour it", "open A, then go home"), each routed alone."""
-    return [part for part in _CLAUSE_SPLIT.split(task) if part and part.strip()]
+    return [part for part in _clause_split().split(task) if part and part.strip()]
 
 
 def narrow_palette(
