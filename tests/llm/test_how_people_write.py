@@ -362,7 +362,6 @@ def test_more_of_a_request_than_its_clause(
     ("robot", "task"),
     [
         ("home", "undock, 1.0 m left"),  # an amount with a word no parameter has is not attached
-        ("home", "close the front door, so the cat stays in"),  # a consequence that asks nothing is not a task
         ("home", "pick up the two mugs"),  # "two" counts here: no id is named by it
     ],
 )
@@ -907,4 +906,26 @@ def test_moves_placements_and_descriptions_on_the_tabletop(
 def test_amounts_purposes_and_looks_from_near_by(
     robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]
 ) -> None:
+    assert _labels(robots[robot], task) == steps
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "steps"),
+    [
+        # why, after "so the": not a task of its own, and not a reason to refuse the request
+        (
+            "home",
+            "close the front door, so the cat stays in",
+            ["approach_object(object=front_door)", "close_door(door=front_door)"],
+        ),
+        # a count said as a plural noun, its amount read with the rephrasing
+        ("tabletop", "give the red cube a couple of taps so the sensor registers it", ["tap(object=red_cube)"] * 2),
+        (
+            "inspection",
+            "Do three loops of corridor B and the pump house, in that order, then dock.",
+            ["patrol(waypoints=['corridor_b', 'pump_house'], loops=3)", "dock(dock=charging_dock)"],
+        ),
+    ],
+)
+def test_counts_said_as_plural_nouns(robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]) -> None:
     assert _labels(robots[robot], task) == steps

@@ -113,6 +113,8 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
     lexicon's ``actions`` or from a manifest's ``language.phrases`` (``skill_phrases``), then what it acts
     on, where, which way."""
     clause = _owned(_counted_nouns(clause, skill_phrases), skill_phrases)
+    if (recounted := _counted_rephrasing(clause, skill_phrases)) is not None:
+        return recounted
     amounts = find_quantities(clause)
     if not amounts and (counted := _FOR_COUNT.search(clause)) is not None and (n := _count_word(counted["n"])):
         # "set the table for four": a count said with no noun after it, for a skill's count parameter
@@ -126,6 +128,19 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
         intent = _parse_clause(bare, skill_phrases)
         return None if intent is None else intent.model_copy(update={"clause": clause, "quantities": tuple(amounts)})
     return _parse_clause(clause, skill_phrases)
+
+
+def _counted_rephrasing(clause: str, skill_phrases: Collection[str]) -> Intent | None:
+    """A rephrasing that says its amount in other words ("do three loops of corridor b", "give it two taps"),
+    read with the amount in it: amounts are otherwise read apart before any rephrasing, which would leave
+    "do loops of corridor b". None when no rephrasing's reading says an amount."""
+    reading = rephrased(clause, skill_phrases)
+    if reading is None or not find_quantities(reading) or find_quantities(reading) == find_quantities(clause):
+        return None
+    amounts = find_quantities(reading)
+    named, bare = _named_amounts(reading, amounts)
+    intent = _parse_plain(_without_amount_frames(bare, named).strip(" ,"), skill_phrases)
+    return None if intent is None else intent.model_copy(update={"clause": clause, "quantities": tuple(named)})
 
 
 _COUNTED_NOUNS = re.compile(r"^(?P<v>[a-z]+)\s+(?P<n>\S+)\s+(?P<noun>[a-z]+)\s+(?P<rest>(?:of|at|on)\s+.+)$")
