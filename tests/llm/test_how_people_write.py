@@ -929,3 +929,26 @@ def test_amounts_purposes_and_looks_from_near_by(
 )
 def test_counts_said_as_plural_nouns(robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]) -> None:
     assert _labels(robots[robot], task) == steps
+
+
+@pytest.mark.parametrize(
+    ("task", "steps"),
+    [
+        # a noun after another object's name: what that object holds ("the shelf label": the label on the shelf)
+        ("Scan the barcode on the shelf label, please.", ["read_label(object=label_l4, code=barcode)"]),
+        ("scan the shelf label", ["read_label(object=label_l4)"]),
+        # the same verb picks its skill by what it acts on
+        ("scan the shelf", ["scan_shelf(shelf=shelf_a)"]),
+    ],
+)
+def test_a_compound_noun_names_what_the_first_object_holds(
+    robots: dict[str, EvalRobot], task: str, steps: list[str]
+) -> None:
+    assert _labels(robots["inspection"], task) == steps
+
+
+def test_a_compound_noun_holding_nothing_named_is_no_object(robots: dict[str, EvalRobot]) -> None:
+    """The fridge holds no door here: "the fridge door" is not guessed to be one of the doors."""
+    with pytest.raises(PlannerRefused) as refused:
+        AutoPlanner(robots["home"].registry).plan("close the fridge door", robots["home"].world)
+    assert refused.value.kind is RefusalKind.NO_SUCH_OBJECT

@@ -227,7 +227,27 @@ def match_objects(
         found = match_objects(modified, world, exclude=exclude, among=among)
         if found.ids:
             return found
+    held = _held_by_modifier(phrase, world, exclude=exclude, among=among)
+    if held:  # "the shelf label": the label on the shelf
+        return ObjectMatch(phrase=phrase, ids=held, rule="relation")
     return ObjectMatch(phrase=phrase, ids=())
+
+
+def _held_by_modifier(
+    phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
+) -> tuple[str, ...]:
+    """ "the shelf label": a noun after another object's name, read as what that one object holds (what rests
+    on it or lies in it). Empty when no first words name exactly one object holding something the rest names."""
+    words = [w for w in phrase_words(phrase) if w not in articles()]
+    for cut in range(1, len(words)):
+        holder = match_objects(" ".join(words[:cut]), world).ids
+        if len(holder) != 1:
+            continue
+        named = match_objects(" ".join(words[cut:]), world, exclude=exclude, among=among).ids
+        held = [i for i in named if (o := world.object(i)) is not None and holder[0] in (o.supported_by, o.inside)]
+        if held:
+            return tuple(held)
+    return ()
 
 
 def _with_phrase_synonyms(words: tuple[str, ...]) -> tuple[str, ...]:
