@@ -5,7 +5,11 @@ things: its own ``rclpy.Context`` (no global init), a MultiThreadedExecutor
 on a background thread (the main thread stays free for the command's own
 work and for signals), a spin loop that outlives an entity destroyed under
 it (a lifecycle node's cleanup), and a teardown in the order rclpy needs
-(stop the spin loop and join it before the executor and the nodes are destroyed).
+(stop the spin loop and join it before the executor and the nodes are destroyed),
+bounded throughout (``runtime.ros_teardown``): a callback that does not return
+or a handle still in use is logged by name, never waited on for good, and a
+lifecycle node's state machine is destroyed with it, so the node leaves the
+graph and the process's DDS participant is deleted with a goodbye to its peers.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from rclpy.exceptions import InvalidHandle
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 
+from bt_executive.runtime.ros_teardown import destroy_node, shutdown_executor, where
 from bt_executive.skills.action_skill import with_short_lease
 
 _log = logging.getLogger(__name__)
@@ -97,19 +102,28 @@ class RosProcess:
         finally:
             self.stop_requested.set()
 
-    def stop_spinning(self) -> None:
-        """Stop the spin loop and join its thread (before destroying entities the executor may be using)."""
+    def stop_spinning(self) -> bool:
+        """Stop the spin loop and join its thread (before destroying entities the executor may be using).
+
+        Whether it stopped: a thread still in a callback after 5 s is logged with where it is.
+        """
         self._stop_spinning.set()
         if self._thread is not None:
             self._thread.join(timeout=5.0)
+            if self._thread.is_alive():
+                _log.error("the spin thread did not stop within 5 s: %s", where(self._thread))
+                return False
             self._thread = None
+        return True
 
     def close(self) -> None:
-        """Stop spinning, join the thread, then destroy executor, nodes and context, in that order."""
-        self.stop_spinning()
-        self.executor.shutdown(timeout_sec=2.0)
+        """Stop spinning, join the thread, then destroy executor, nodes and context, in that order, bounded."""
+        if self.stop_spinning():  # a loop still running would die on the executor's destroyed guard condition
+            for stuck in shutdown_executor(self.executor, 2.0):
+                _log.error("a callback still ran 2 s after the executor shut down: %s", stuck)
         for node in self.nodes:
-            node.destroy_node()
+            for held in destroy_node(node, 2.0):
+                _log.error("%s", held)
         self.context.try_shutdown()
 
     def __enter__(self) -> Self:

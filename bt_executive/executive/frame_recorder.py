@@ -25,7 +25,10 @@ and a preempting task's start as long); the goal's answer does
 (``RunRecorder.wait_closed``).
 
 Frames go to disk, never into a per-task list: the executive holds one image
-message per camera, whatever the number of tasks. A robot without cameras
+message per camera, whatever the number of tasks. The worker holds its
+recorder only while it takes a frame: a recorder nobody closed (an executive a
+test dropped) is collected, and its worker thread ends with it instead of
+keeping the executive's node, and so its DDS participant, alive for good. A robot without cameras
 (its profile lists none) or with ``record_frames: false`` subscribes to
 nothing and records no frames; a camera that never publishes only leaves its
 frames out.
@@ -36,6 +39,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -129,6 +133,23 @@ class TaskFrames:
         return then
 
 
+class _Inbox:
+    """The moments queued for the worker and whether it should stop: all the worker holds while it waits."""
+
+    def __init__(self) -> None:
+        self.queue: deque[_Moment] = deque()
+        self.ready = threading.Condition()
+        self.stopping = False
+
+    def stop(self) -> None:
+        """End the worker after the moments queued (which it takes without waiting for newer frames)."""
+        with self.ready:
+            self.stopping = True
+            for moment in self.queue:
+                moment.task.closing = True
+            self.ready.notify_all()
+
+
 class FrameRecorder:
     """One per executive: the cameras' caches, a worker thread, and the moments queued for it."""
 
@@ -147,17 +168,18 @@ class FrameRecorder:
         self.settle_s = settle_s
         self.dropped_moments = 0
         self._owned = owned
-        self._queue: deque[_Moment] = deque()
-        self._ready = threading.Condition()
-        self._stopping = False
+        self._inbox = _Inbox()
         self._thread: threading.Thread | None = None
         if self.cameras:
             for cache in self.cameras.values():
                 cache.subscribe()
             # Pillow loads its plugins on the first save (~0.2 s with the GIL held): now, not in a task's tick.
             encode_jpeg(np.zeros((8, 8, 3), np.uint8))
-            self._thread = threading.Thread(target=self._work, name="frame-recorder", daemon=True)
+            self._thread = threading.Thread(
+                target=_work, args=(self._inbox, weakref.ref(self)), name="frame-recorder", daemon=True
+            )
             self._thread.start()
+            weakref.finalize(self, self._inbox.stop)  # collected without close(): the worker ends too
 
     @classmethod
     def for_robot(cls, node: Node, params: ExecutiveParams, front: FrameCache) -> FrameRecorder:
@@ -175,41 +197,29 @@ class FrameRecorder:
 
     def submit(self, moment: _Moment) -> bool:
         """Queue a moment; False (counted) if the queue is full or the recorder stopped."""
-        with self._ready:
-            if self._stopping or len(self._queue) >= QUEUE_LIMIT:
+        inbox = self._inbox
+        with inbox.ready:
+            if inbox.stopping or len(inbox.queue) >= QUEUE_LIMIT:
                 self.dropped_moments += 1
                 return False
-            self._queue.append(moment)
-            self._ready.notify()
+            inbox.queue.append(moment)
+            inbox.ready.notify()
             return True
 
     def close(self) -> None:
         """Stop the worker (after the moments queued) and destroy the subscriptions this recorder made."""
-        with self._ready:
-            self._stopping = True
-            for moment in self._queue:
-                moment.task.closing = True
-            self._ready.notify_all()
+        self._inbox.stop()
         if self._thread is not None:
             self._thread.join(timeout=5)
         for cache in self._owned:
             cache.destroy()
 
-    # the worker -------------------------------------------------------------------------------------
+    @property
+    def working(self) -> bool:
+        """Whether the worker thread runs (it ends on ``close``, or when the recorder is collected)."""
+        return self._thread is not None and self._thread.is_alive()
 
-    def _work(self) -> None:
-        while True:
-            with self._ready:
-                self._ready.wait_for(lambda: bool(self._queue) or self._stopping)
-                if not self._queue:
-                    return
-                first = self._queue.popleft()
-            try:
-                taken = self._take(first)
-            except Exception:  # a frame must never end the recorder: the run goes on without it
-                _log.exception("frame for %s not recorded", first.event.kind)
-                taken = 1
-            first.task.processed(taken)
+    # the worker -------------------------------------------------------------------------------------
 
     def _take(self, first: _Moment) -> int:
         """Record the frames of ``first`` and of the queued moments that would show the same images."""
@@ -217,16 +227,18 @@ class FrameRecorder:
         wait_s = 0.0 if task.closing else self.settle_s
         images: dict[str, tuple[Any, float]] = {}
         for camera, cache in self.cameras.items():
-            got = cache.newest_after(first.at, wait_s, hurry=lambda: task.closing or self._stopping)
+            got = cache.newest_after(first.at, wait_s, hurry=lambda: task.closing or self._inbox.stopping)
             if got is not None:
                 images[camera] = got
         if not images:
             return 1
         oldest = min(arrived for _, arrived in images.values())
         moments = [first]
-        with self._ready:  # the same step's moments of one tick (a failed step_end, its retry, the restart) share one
-            while self._queue and _same_step(self._queue[0], first) and self._queue[0].at < oldest:
-                moments.append(self._queue.popleft())
+        queue = self._inbox.queue
+        # The same step's moments of one tick (a failed step_end, its retry, the restart) share one.
+        with self._inbox.ready:
+            while queue and _same_step(queue[0], first) and queue[0].at < oldest:
+                moments.append(queue.popleft())
         kinds = [m.event.kind for m in moments]
         for camera, (message, _) in images.items():
             self._save(task, first, camera, message, kinds)
@@ -250,3 +262,32 @@ class FrameRecorder:
         event = first.event
         data = record.model_dump(mode="json")  # a writer closed meanwhile ignores the event
         task.writer.event(TaskEvent(kind=FRAME_EVENT, t=event.t, plan=event.plan, step=event.step, data=data))
+
+
+def _work(inbox: _Inbox, owner: weakref.ref[FrameRecorder]) -> None:
+    """The worker thread: take the queued moments' frames until the recorder stops or is collected."""
+    while _take_next(inbox, owner):
+        pass
+
+
+def _take_next(inbox: _Inbox, owner: weakref.ref[FrameRecorder]) -> bool:
+    """Wait for a moment and record it; False when the worker should end.
+
+    The recorder is held only in this call, never while waiting: a queued moment holds it (through
+    its task), an empty queue does not, so an idle recorder nobody closed can be collected.
+    """
+    with inbox.ready:
+        inbox.ready.wait_for(lambda: bool(inbox.queue) or inbox.stopping)
+        if not inbox.queue:
+            return False
+        first = inbox.queue.popleft()
+    recorder = owner()
+    if recorder is None:
+        return False
+    try:
+        taken = recorder._take(first)
+    except Exception:  # a frame must never end the recorder: the run goes on without it
+        _log.exception("frame for %s not recorded", first.event.kind)
+        taken = 1
+    first.task.processed(taken)
+    return True

@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -239,6 +240,8 @@ def serve(config: FakeServerConfig) -> int:
     from rclpy.signals import SignalHandlerOptions
     from rclpy.task import Future
 
+    from bt_executive.runtime.ros_teardown import destroy_node, shutdown_executor
+
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -264,10 +267,12 @@ def serve(config: FakeServerConfig) -> int:
         time.sleep(2 * _POLL_S)  # let running goals see the stop and answer
         spun_out.set_result(None)
         spinner.join(timeout=5.0)
-        executor.shutdown(timeout_sec=5.0)
+        problems = [] if spinner.is_alive() else shutdown_executor(executor)  # bounded, unlike rclpy's own
         for server in servers.servers:
             server.destroy()
-        node.destroy_node()
+        problems += destroy_node(node)
+        for problem in problems:  # the test reading this process's output sees what did not let go
+            sys.stderr.write(f"fake_skill_server teardown: {problem}\n")
         context.try_shutdown()
         context.destroy()
         recorder.close()

@@ -15,8 +15,9 @@ rclpy is unforgiving at the edges of a test (NOTES.md, measured):
 - its thread starts after the nodes' clients and servers exist (rclpy#1589:
   an ``ActionClient`` created under a spinning executor can kill its thread);
 - teardown goes: stop the spin loop and join its thread, executor shutdown
-  with a timeout, destroy the action clients/servers and the nodes,
-  ``context.try_shutdown()``, ``context.destroy()``, ``gc.collect()``.
+  with a timeout, the shutdown transition of managed (lifecycle) nodes,
+  destroy the action clients/servers, the nodes and their lifecycle state
+  machines, ``context.try_shutdown()``, ``context.destroy()``, ``gc.collect()``.
   Skipping the join aborts the process at exit; skipping destroy leaves ghost
   nodes that answer ``wait_for_server``. The spin loop runs
   ``spin_until_future_complete(stop)`` and is stopped through that future
@@ -24,6 +25,15 @@ rclpy is unforgiving at the edges of a test (NOTES.md, measured):
   executor's guard condition without waiting for the loop, which then dies
   on the destroyed handle ("cannot use Destroyable because destruction was
   requested") now and then.
+- every wait in the teardown is bounded (``bt_executive.runtime.ros_teardown``):
+  a callback still running after the executor shut down, or a node handle
+  still in use after its node was destroyed, fails ``close`` naming it and the
+  threads' frames. A lifecycle node's state machine holds its rcl node, so
+  without destroying it each executive a test made kept its context's DDS
+  participant alive as long as the Python node lived: for the rest of the
+  session, since its frame recorder's worker held it (19 at once in CI). A
+  later teardown deleting its own participant under their discovery traffic
+  deadlocked in Fast DDS (reproduced; stacks in ``ros_teardown``).
 
 Each test gets its own ``rclpy.Context`` (``open_context``) on the session's
 domain, and its own namespace, so a server left over from an earlier test
@@ -82,6 +92,10 @@ def close_context(context: Context) -> None:
     context.try_shutdown()
     context.destroy()
     gc.collect()
+
+
+class TeardownError(RuntimeError):
+    """Something still ran or held a node when the harness closed (named in the message)."""
 
 
 class RosHarness:
@@ -180,33 +194,46 @@ class RosHarness:
         raise TimeoutError(f"{what or 'the service'} answered none of {attempts} requests ({timeout_s:g} s each)")
 
     def close(self) -> None:
-        """Tear down: spin loop and thread, executor, action endpoints, nodes (and an owned context)."""
+        """Tear down: spin loop and thread, executor, managed nodes' shutdown, nodes (and an owned context).
+
+        Bounded throughout: ``TeardownError`` names a callback still running or a handle still in use
+        (after the rest of the teardown, so one stuck node does not leak the others).
+        """
+        from bt_executive.runtime.ros_teardown import destroy_node, shut_down_lifecycle, shutdown_executor
+
         # The spin loop ends first (its stop future completes and wakes it), so that shutting the
         # executor down cannot destroy its guard condition under a wait set still in use: rclpy 9's
         # shutdown does not wait for the spin loop, and the loop then dies on a destroyed handle.
-        if self._stop is not None:
+        if self._stop is not None and not self._stop.done():
             self._stop.set_result(None)
         if self._thread is not None:
             self._thread.join(timeout=SHUTDOWN_TIMEOUT_S)
             if self._thread.is_alive():
                 raise RuntimeError("the executor thread did not stop; the process would abort at exit")
+        problems: list[str] = []
         if self._executor is not None:
-            self._executor.shutdown(timeout_sec=SHUTDOWN_TIMEOUT_S)
-        for node in self._nodes:
-            for waitable in list(node.waitables):  # action clients and servers: rclpy leaves them to us
-                destroy = getattr(waitable, "destroy", None)
-                if callable(destroy):
-                    destroy()
-            node.destroy_node()
-        self._nodes.clear()
+            stuck = shutdown_executor(self._executor, SHUTDOWN_TIMEOUT_S)
+            problems += [
+                f"a callback still ran {SHUTDOWN_TIMEOUT_S:g} s after the executor shut down: {s}" for s in stuck
+            ]
         self._executor = None
         self._thread = None
         self._stop = None
+        for node in self._nodes:  # managed nodes release what configure made (threads too) while all nodes exist
+            try:
+                shut_down_lifecycle(node)
+            except Exception as err:  # reported with the rest; the nodes are still destroyed
+                problems.append(f"{node.get_name()}: the shutdown transition raised {err!r}")
+        for node in self._nodes:
+            problems += destroy_node(node, SHUTDOWN_TIMEOUT_S)
+        self._nodes.clear()
         if self._owns_context:
             close_context(self.context)
         if self._spin_error is not None:
             error, self._spin_error = self._spin_error, None
             raise RuntimeError(f"the executor thread died while the test ran: {error!r}") from error
+        if problems:
+            raise TeardownError("the ROS teardown could not release everything:\n" + "\n".join(problems))
 
     def __enter__(self) -> Self:
         return self

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable
@@ -53,3 +54,17 @@ def test_finishing_a_task_returns_at_once_and_its_logs_close_after_its_last_fram
     recorder.close()
     kinds = [e.kind for e in RunReader(writer.path).events()]
     assert (open_when_finish_returned, closed_in_time, kinds) == (True, True, ["frame"])
+
+
+def test_a_recorder_nobody_closed_ends_its_worker_once_it_is_collected() -> None:
+    camera = HeldCamera()
+    camera.let_go.set()
+    before = set(threading.enumerate())
+    recorder = FrameRecorder({"front": cast(FrameCache, camera)}, max_bytes=1_000_000, max_width=320)
+    workers = [t for t in set(threading.enumerate()) - before if t.name == "frame-recorder"]
+    working = recorder.working
+    del recorder
+    gc.collect()
+    for worker in workers:
+        worker.join(timeout=5.0)
+    assert (working, len(workers), [w for w in workers if w.is_alive()]) == (True, 1, [])

@@ -9,6 +9,7 @@ A camera's ``sensor_msgs/Image`` messages only replace the newest frame
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,8 @@ from bt_executive.executive.viewer.live_frames import LiveFrames
 
 if TYPE_CHECKING:
     from rclpy.node import Node
+
+_log = logging.getLogger(__name__)
 
 
 class TopicBridge:
@@ -106,16 +109,27 @@ class LiveTopic:
         self._thread.start()
 
     def close(self) -> None:
-        """Stop spinning and free everything, in order."""
+        """Stop spinning and free everything, in order; every wait bounded (what stayed is logged by name)."""
         import gc
 
-        self._stop.set_result(None)
+        from bt_executive.runtime.ros_teardown import destroy_node, shutdown_executor, where
+
+        problems: list[str] = []
+        if not self._stop.done():
+            self._stop.set_result(None)
         self._thread.join(timeout=5)
-        self.executor.shutdown(timeout_sec=5)
-        self.node.destroy_node()
+        if self._thread.is_alive():  # shutting the executor down under its loop would kill the loop mid-wait
+            problems.append(f"the spin thread did not stop within 5 s: {where(self._thread)}")
+        else:
+            problems += [
+                f"a callback still ran after the executor shut down: {s}" for s in shutdown_executor(self.executor)
+            ]
+        problems += destroy_node(self.node)
         self.context.try_shutdown()
         self.context.destroy()
         gc.collect()
+        for problem in problems:
+            _log.error("%s", problem)
 
     def __enter__(self) -> LiveTopic:
         return self
