@@ -952,3 +952,27 @@ def test_a_compound_noun_holding_nothing_named_is_no_object(robots: dict[str, Ev
     with pytest.raises(PlannerRefused) as refused:
         AutoPlanner(robots["home"].registry).plan("close the fridge door", robots["home"].world)
     assert refused.value.kind is RefusalKind.NO_SUCH_OBJECT
+
+
+@pytest.mark.parametrize(
+    ("task", "steps"),
+    [
+        # ids typed with spaces between them are a list
+        (
+            "read p7 t3 boiler_gauge in that order",
+            ["read_gauge(gauge=p7)", "read_gauge(gauge=t3)", "read_gauge(gauge=boiler_gauge)"],
+        ),
+        # "and after <verb>": afterwards
+        (
+            "Read the QR code of the label on the shelf and after scan the shelf with only 3 levels.",
+            ["read_label(object=label_l4, code=qr)", "scan_shelf(shelf=shelf_a, levels=3)"],
+        ),
+        # the dock's own phrases, and "try" before a request
+        ("roger, rtb to the charging dock and juice up, out", ["dock(dock=charging_dock)"]),
+        ("Could you try tagging along behind me, please? The usual distance is fine.", ["follow_person()"]),
+    ],
+)
+def test_lists_of_ids_afterwards_and_skills_own_phrases(
+    robots: dict[str, EvalRobot], task: str, steps: list[str]
+) -> None:
+    assert _labels(robots["inspection"], task) == steps

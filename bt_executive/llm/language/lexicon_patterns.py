@@ -131,7 +131,7 @@ class _Compiled:
         leads = "|".join(sorted({re.escape(w) for w in fillers} | set(verbs.split("|"))))
         return re.compile(
             rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?(?=(?:{leads})\b)|\s+and\s+then\s+|\s+then\s+"
-            rf"|\s+(?:and\s+)?after\s+that\s+|\s+(?:and\s+)?afterwards\s+|\s+and\s+(?=(?:{verbs})\b)"
+            rf"|\s+(?:and\s+)?after\s+that\s+|\s+(?:and\s+)?afterwards\s+|\s+and\s+(?:after\s+)?(?=(?:{verbs})\b)"
             rf"|,?\s+but\s+(?=(?:{verbs})\b))\s*"
         )
 
