@@ -274,8 +274,8 @@ class ObjectPhrases(ImaginedPlan):
         if intent.object is None:
             return [intent]
         said_ids = intent.object.split()
-        if len(said_ids) > 1 and all(self.world.object(i) is not None for i in said_ids):
-            intent = intent.model_copy(update={"object": " and ".join(said_ids)})  # "read p7 t3 boiler_gauge"
+        if len(said_ids) > 1 and all(self.world.object(i) is not None for i in said_ids):  # "read p7 t3 boiler_gauge"
+            return self.each_object(intent.model_copy(update={"object": " and ".join(said_ids)}))
         if intent.action in _ACTS and any(counts_apart(intent.object, m)[1] for m in self.skills_for(intent)):
             return [intent]  # "scan all 8 levels of the shelf": a count of the skill's, not of objects
         for manifest in self.skills_for(intent) if intent.action in _ACTS else ():
