@@ -976,3 +976,34 @@ def test_lists_of_ids_afterwards_and_skills_own_phrases(
     robots: dict[str, EvalRobot], task: str, steps: list[str]
 ) -> None:
     assert _labels(robots["inspection"], task) == steps
+
+
+@pytest.mark.parametrize(
+    ("scenario", "task", "steps"),
+    [
+        # a choice and its noun with no word before them
+        (Scenario(), "vac hallway eco mode pls", ["vacuum_floor(zone=hallway, power=eco)"]),
+        # a skill's own particle verb, and holding on adds no step
+        (Scenario(), "chuck the rubbish out", ["empty_trash(bin=bin)"]),
+        (Scenario(), "grab the red mug and hold onto it", ["approach_object(object=m7)", "pick(object=m7)"]),
+        # the thing in the gripper, named and "you're holding": handed over
+        (Scenario(holding="m7"), "pass me that mug you're holding", ["hand_over()"]),
+        # a region's name before a noun: what is in that region
+        (
+            Scenario(),
+            "I want the living room light on.",
+            ["approach_object(object=s1)", "flip_switch(switch=s1, state=on)"],
+        ),
+    ],
+)
+def test_choices_particles_and_places_said_tersely(
+    robots: dict[str, EvalRobot], scenario: Scenario, task: str, steps: list[str]
+) -> None:
+    home = robots["home"]
+    assert _labels(home, task, scenario.apply(home.world)) == steps
+
+
+def test_a_region_holding_no_such_thing_names_nothing(robots: dict[str, EvalRobot]) -> None:
+    with pytest.raises(PlannerRefused) as refused:
+        AutoPlanner(robots["home"].registry).plan("turn off the kitchen light", robots["home"].world)
+    assert refused.value.kind is RefusalKind.NO_SUCH_OBJECT

@@ -93,6 +93,14 @@ def choice_apart(phrase: str, skills: Iterable[SkillManifest]) -> str:
             continue
         if _names_choice(found.group("v"), found.group("n"), choices[found.group("v")]):
             return found.group("rest")
+    # "vac hallway eco mode": a choice and its noun after the phrase, with no word between (the noun is needed)
+    trailing = re.fullmatch(r"(?P<rest>.+?)\s+(?P<v>[a-z]+)\s+(?P<n>[a-z]+)", phrase)
+    if (
+        trailing is not None
+        and trailing["v"] in choices
+        and _names_choice(trailing["v"], trailing["n"], choices[trailing["v"]])
+    ):
+        return trailing["rest"]
     return phrase
 
 

@@ -237,9 +237,15 @@ def _held_by_modifier(
     phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
 ) -> tuple[str, ...]:
     """ "the shelf label": a noun after another object's name, read as what that one object holds (what rests
-    on it or lies in it). Empty when no first words name exactly one object holding something the rest names."""
+    on it or lies in it); "the living room light": after a region's name, what is in that region. Empty when
+    no first words name exactly one object or region holding something the rest names."""
     words = [w for w in phrase_words(phrase) if w not in articles()]
     for cut in range(1, len(words)):
+        in_place = _in_region(
+            f"{' '.join(words[cut:])} in {' '.join(words[:cut])}", world, exclude=exclude, among=among
+        )
+        if in_place:
+            return in_place
         holder = match_objects(" ".join(words[:cut]), world).ids
         if len(holder) != 1:
             continue
