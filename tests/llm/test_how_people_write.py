@@ -1007,3 +1007,15 @@ def test_a_region_holding_no_such_thing_names_nothing(robots: dict[str, EvalRobo
     with pytest.raises(PlannerRefused) as refused:
         AutoPlanner(robots["home"].registry).plan("turn off the kitchen light", robots["home"].world)
     assert refused.value.kind is RefusalKind.NO_SUCH_OBJECT
+
+
+def test_the_word_colour_names_nothing_of_its_own(robots: dict[str, EvalRobot]) -> None:
+    """ "the red colour item" is any red thing: two here, so which one is asked, not guessed."""
+    with pytest.raises(PlannerRefused) as refused:
+        AutoPlanner(robots["inspection"].registry).plan(
+            "Please take one photo of the red colour item.", robots["inspection"].world
+        )
+    assert (refused.value.kind, set(refused.value.candidates)) == (
+        RefusalKind.AMBIGUOUS,
+        {"boiler_gauge", "fire_extinguisher"},
+    )
