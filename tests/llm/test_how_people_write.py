@@ -1019,3 +1019,25 @@ def test_the_word_colour_names_nothing_of_its_own(robots: dict[str, EvalRobot]) 
         RefusalKind.AMBIGUOUS,
         {"boiler_gauge", "fire_extinguisher"},
     )
+
+
+@pytest.mark.parametrize(
+    ("task", "steps"),
+    [
+        # a plural the lexicon does not list, of a word several objects here have: every one of them
+        ("read the pressure gauges", ["read_gauge(gauge=boiler_gauge)", "read_gauge(gauge=p7)"]),
+        (
+            "Read all the gauges and the thermometer, but not the boiler one.",
+            ["read_gauge(gauge=p7)", "read_gauge(gauge=t3)"],
+        ),
+    ],
+)
+def test_a_plural_names_every_object_its_singular_names(
+    robots: dict[str, EvalRobot], task: str, steps: list[str]
+) -> None:
+    assert _labels(robots["inspection"], task) == steps
+
+
+def test_one_of_a_plural_is_still_one(robots: dict[str, EvalRobot]) -> None:
+    steps = _labels(robots["tabletop"], "put one of the cubes on the plate")
+    assert len(steps) == 2 and steps[1] == "place_on(target=plate)"

@@ -16,6 +16,7 @@ from bt_executive.llm.grounding.object_matching import (
     UnknownObject,
     ignored_words,
     match_objects,
+    object_words,
     resolve_all,
     resolve_object,
 )
@@ -220,6 +221,24 @@ class ObjectPhrases(ImaginedPlan):
         self.notes.append(f"{intent.object!r} -> {', '.join(ids)} (not named before)")
         return ids
 
+    def plural_of_many(self, phrase: str) -> bool:
+        """Whether a phrase ends in a plural of a word several objects here have ("the pressure gauges"), where
+        the lexicon's categories did not say it is plural: every object its singular names, more than one."""
+        words = phrase_words(phrase)
+        last = words[-1] if words else ""
+        if len(last) < 4 or not last.endswith("s") or last.endswith("ss") or _patterns().indefinite.match(phrase):
+            return False
+        if len(words) > 4 or {"of", "that", "which"} & set(words):
+            return False  # "one of the cubes", "the cube that sits on the blue ones": one object, said about others
+        if any(last in object_words(o) for o in self.world.objects):
+            return False  # a word an object has as it is ("glass", an id ending in s)
+        for ending in ("es", "s"):
+            one = " ".join([*words[:-1], last.removesuffix(ending)])
+            found = match_objects(one, self.world, exclude=self.history.excluded).ids
+            if len(found) > 1:
+                return True
+        return False
+
     def names_one(self, phrase: str | None) -> bool:
         """Whether a phrase names exactly one object here (a pronoun or a list/quantifier counts as yes)."""
         if phrase is None:
@@ -296,6 +315,8 @@ class ObjectPhrases(ImaginedPlan):
             return [intent.model_copy(update={"object": i}) for i in others]
         any_count = _patterns().any_count
         phrases, quantified = expand_phrase(any_count.sub("", intent.object))
+        if not quantified and len(phrases) == 1 and self.plural_of_many(phrases[0]):
+            quantified = True  # "read the pressure gauges": a plural the lexicon does not know, of several here
         if not quantified and len(phrases) == 1 and intent.excluding is None:
             if intent.tower:
                 raise UnplannableStep(f"{intent.clause!r}: a tower needs two objects or more")
@@ -306,6 +327,9 @@ class ObjectPhrases(ImaginedPlan):
                 found = resolve_all(phrase, self.world, exclude=self.history.excluded)
                 target = self.resolve(intent.target, intent) if intent.target and not intent.tower else None
                 ids.extend(i for i in found if i != target and i not in ids)
+            elif self.plural_of_many(phrase):  # "all the gauges and the thermometer"
+                found = resolve_all(phrase, self.world, exclude=self.history.excluded)
+                ids.extend(i for i in found if i not in ids)
             else:
                 ids.append(self.resolve(phrase, intent))
         if intent.excluding is not None:
