@@ -1040,4 +1040,4 @@ def test_a_plural_names_every_object_its_singular_names(
 
 def test_one_of_a_plural_is_still_one(robots: dict[str, EvalRobot]) -> None:
     steps = _labels(robots["tabletop"], "put one of the cubes on the plate")
-    assert len(steps) == 2 and steps[1] == "place_on(target=plate)"
+    assert (len(steps), steps[-1]) == (2, "place_on(target=plate)")
