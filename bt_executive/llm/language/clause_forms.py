@@ -13,64 +13,167 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from functools import cache
 from typing import Literal
 
-from bt_executive.llm.language.clause_split import _ALSO, infinitive_first
+from bt_executive.llm.language.clause_split import also, infinitive_first
 from bt_executive.llm.language.intents import Intent, IntentAction
-from bt_executive.llm.language.lexicon import load_lexicon
-from bt_executive.llm.language.lexicon_patterns import _ON, _alternatives, _compiled
+from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
+from bt_executive.llm.language.lexicon_patterns import _alternatives, _compiled, on_relation
 from bt_executive.llm.language.noun_phrases import expand_phrase
 from bt_executive.llm.language.quantities import COUNT, Quantity, find_quantities
 
-_ARTICLE = re.compile(r"^(?:the|a|an|that|this)\s+")
-_PRONOUN = frozenset({"it", "that", "this", "them", "one", "those", "these", "both of them", "all of them", "top"})
-"""Words that stand for an object named before ("top": "then put the green one on top")."""
-_IN_WORDS = frozenset({"in", "into", "in to", "inside", "inside of"})
-# Words that name a destination but not a relation ("move the cube to the bowl"): the target decides.
-_NEUTRAL_WORDS = frozenset({"to", "over", "over to"})
-# Where a pick takes the object from ("out of the bowl", "off the plate"): kept with the object phrase,
-# whose grounding checks it ("from the table" checks nothing: everything stands on it).
-_FROM = r"(?:\s+(?P<src>(?:from|off of|off|out of)\s+.+?))?"
-
-# The forms, applied to what follows the verb phrase.
-_FORMS: dict[IntentAction, re.Pattern[str]] = {
-    IntentAction.PICK: re.compile(rf"^(?P<x>.+?)(?:\s+up)?{_FROM}$"),
-    IntentAction.PUT: re.compile(rf"^(?:(?P<x>.+?)\s+)?(?:(?:back|down)\s+)*{_ON}\s+(?P<y>.+)$"),
-    IntentAction.STACK: re.compile(r"^(?P<x>.+?)(?:\s+up)?\s+(?:on top of|onto|on to|on|upon|atop)\s+(?P<y>.+)$"),
-    IntentAction.POUR: re.compile(
-        r"^(?:(?:the\s+)?contents\s+of\s+|from\s+)?(?P<x>.+?)\s+(?:into|in to|in|over|onto|on)\s+(?P<y>.+)$"
-    ),
-    IntentAction.TAP: re.compile(r"^(?:on\s+)?(?P<x>.+)$"),
-    IntentAction.OPEN: re.compile(r"^(?P<x>.+?)(?:\s+(?:up|all the way))?$"),
-    IntentAction.CLOSE: re.compile(r"^(?P<x>.+?)(?:\s+(?:up|all the way))?$"),
-}
+_S = r"\s+"
+"""Between the words of a phrase where the pattern takes any run of spaces."""
 
 
-_CONTENTS = re.compile(
-    r"^(?:(?:whatever|what|everything|anything)\s+(?:s|is)\s+(?:in|inside)|the\s+contents\s+of)\s+(?=\S)"
-)
+class _Patterns:
+    """The lexicon's ``clause_forms`` words as compiled patterns and sets (the forms' shapes are here)."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        words = lexicon.clause_forms
+        on = rf"(?P<rel>{alternatives(lexicon.clause_patterns.relations)})"
+        self.article = re.compile(rf"^(?:{alternatives(words.articles)})\s+")
+        # Words that stand for an object named before ("top": "then put the green one on top").
+        self.pronouns = frozenset(words.pronouns)
+        self.in_words = frozenset(words.in_words)
+        # Words that name a destination but not a relation ("move the cube to the bowl"): the target decides.
+        self.neutral_words = frozenset(words.neutral_words)
+        # Where a pick takes the object from ("out of the bowl", "off the plate"): kept with the object phrase,
+        # whose grounding checks it ("from the table" checks nothing: everything stands on it).
+        source = rf"(?:\s+(?P<src>(?:{alternatives(lexicon.relations['from'])})\s+.+?))?"
+        ending = rf"(?:\s+(?:{alternatives(words.open_endings)}))?"
+        # The forms, applied to what follows the verb phrase.
+        self.forms: dict[IntentAction, re.Pattern[str]] = {
+            IntentAction.PICK: re.compile(rf"^(?P<x>.+?)(?:\s+up)?{source}$"),
+            IntentAction.PUT: re.compile(
+                rf"^(?:(?P<x>.+?)\s+)?(?:(?:{alternatives(words.put_particles)})\s+)*{on}\s+(?P<y>.+)$"
+            ),
+            IntentAction.STACK: re.compile(
+                rf"^(?P<x>.+?)(?:\s+up)?\s+(?:{alternatives(words.stack_relations)})\s+(?P<y>.+)$"
+            ),
+            IntentAction.POUR: re.compile(
+                r"^(?:(?:the\s+)?contents\s+of\s+|from\s+)?(?P<x>.+?)\s+"
+                rf"(?:{alternatives(words.pour_relations)})\s+(?P<y>.+)$"
+            ),
+            IntentAction.TAP: re.compile(r"^(?:on\s+)?(?P<x>.+)$"),
+            IntentAction.OPEN: re.compile(rf"^(?P<x>.+?){ending}$"),
+            IntentAction.CLOSE: re.compile(rf"^(?P<x>.+?){ending}$"),
+        }
+        self.contents = re.compile(
+            rf"^(?:(?:{alternatives(words.contents)})\s+(?:s|is)\s+(?:in|inside)|the\s+contents\s+of)\s+(?=\S)"
+        )
+        self.excepted = re.compile(
+            rf"^(?P<kept>.+?)\s*,?\s+(?:{alternatives(words.except_words, space=_S)})\s+(?P<ex>.+)$"
+        )
+        self.trailing_too = re.compile(rf"\s+{also()}$")
+        prepositions = alternatives(words.amount_prepositions)
+        towards = alternatives(lexicon.clause_patterns.towards)
+        self.amount_left = re.compile(rf"\s+(?:{prepositions})(?=\s+(?:{towards}|$))|\s+(?:{prepositions})$")
+        self.counted_nouns = re.compile(
+            rf"^(?P<v>[a-z]+)\s+(?P<n>\S+)\s+(?P<noun>[a-z]+)\s+(?P<rest>(?:{alternatives(words.counted_links)})\s+.+)$"
+        )
+        self.indefinite_articles = tuple(words.indefinite_articles)
+        self.owned = re.compile(
+            rf"^(?P<v>[a-z]+)\s+(?:(?P<its>{alternatives(words.owners)})"
+            rf"|(?P<x>(?:{alternatives(words.owned_articles)})\s+[a-z_]+(?:\s+[a-z_]+)?)\s+s)\s+"
+            r"(?P<n>[a-z]+)\b(?P<rest>.*)$"
+        )
+        self.named_before = re.compile(
+            rf"(?:(?:{alternatives(words.naming_leads)})\s+)?(?:{alternatives(words.naming_articles)})\s+"
+            r"(?P<name>[a-z]+(?:\s[a-z]+)?)\s+of\s*$"
+            # "with standoff 0.3 m": a parameter's name, bare
+            rf"|(?:{alternatives(words.bare_naming_leads)})\s+(?!(?:{alternatives(words.naming_articles)})\b)"
+            r"(?P<bare>[a-z]+)(?:\s+of)?\s*$"
+        )
+        self.going = re.compile(rf"^(?:{alternatives(words.going_verbs)})\s+(?:and\s+)?(?P<rest>(?P<verb>\S+).*)$")
+        self.going_verbs = frozenset(words.going_verbs)
+        self.not_going_on = frozenset(words.not_going_on)
+        self.people_links = alternatives(words.people_links)
+        determiners = alternatives(words.place_determiners)
+        self.place = re.compile(rf"^(?:{alternatives(words.place_links)})\s+(?:{determiners})\s")
+        self.towards = re.compile(rf"^(?:{towards})\s+|\s+(?:{towards})(?:\s+the)?$")
+        self.object_starts = frozenset(words.object_starts)
+        self.verb_prepositions = frozenset(words.verb_prepositions)
+        self.counted = re.compile(rf"^(?:all\s+)?\S+\s+[a-z]+\s+(?:{alternatives(words.count_links)})\s")
+        # What follows an act verb: the thing acted on, then a second phrase after a preposition.
+        self.act_rest = re.compile(
+            rf"^(?P<x>.+?)\s+(?P<rel>{alternatives(words.act_relations)})\s+(?P<y>(?:{determiners})\s+.+)$"
+        )
+        self.particles = frozenset(words.particles)
+        # "build a tower of the cubes", "stack the cubes on top of each other", "pile the blocks up".
+        nouns = alternatives(words.tower_nouns)
+        self.tower = re.compile(
+            rf"^(?:(?:{alternatives(words.tower_build_verbs)})\s+(?:a\s+)?(?:{nouns})"
+            rf"(?:\s+(?:{alternatives(words.tower_links)})\s+(?P<x>.+?))?"
+            rf"|(?:{alternatives(words.tower_verbs)})\s+(?:up\s+)?(?P<y>.+?)(?:\s+up)?"
+            rf"(?:\s+(?:{alternatives(words.each_other)}|into (?:{alternatives(words.tower_articles)}) (?:{nouns})))?"
+            rf"|(?:{alternatives(words.arrange_verbs)})\s+(?P<z>.+?)\s+(?:{alternatives(words.arrange_links)})\s+"
+            rf"(?:a\s+)?(?:{nouns}))$"
+        )
+        # "..., with the blue cube at the bottom", "... with the red one on top", "... with green as the base"
+        ends = alternatives(words.tower_ends)
+        self.tower_end = re.compile(
+            rf"^(?P<rest>.+?),?\s+with\s+(?P<who>.+?)\s+(?:(?:at|on)\s+the\s+(?P<at>{ends})|as\s+the\s+"
+            rf"(?P<as>{ends})|on\s+(?P<on>top))$"
+        )
+        # What names a tower's objects without a noun ("stack all three"): its default, every cube.
+        self.them_all = frozenset(words.them_all)
+        self.base = re.compile(rf"\s(?:{alternatives(words.base_relations)})\s")
+        self.question = re.compile(rf"\b(?:{alternatives(words.question_words)})\b")
+        self.verbless_starts = frozenset(words.verbless_starts)
+        self.fill = re.compile(
+            rf"^(?:{alternatives(words.fill_verbs)})\s+(?:up\s+)?(?P<y>.+?)\s+(?:up\s+)?with\s+(?P<x>.+)$"
+        )
+        piece = rf"(?:the\s+)?(?P<{{}}>[a-z_]+(?:\s+(?:{alternatives(words.piece_nouns)}))?)"
+        # A tower of three said bottom to top: "stack all three cubes, green at the bottom, then blue, red on top".
+        self.ordered_tower = re.compile(
+            rf"^(?P<head>(?:{alternatives(words.ordered_tower_verbs)})\b[^,]*),\s+(?:with\s+)?"
+            + piece.format("bottom")
+            + rf"\s+(?:{alternatives(words.bottom_endings, space=_S)})"
+            r",?\s+(?:then\s+)?"
+            + piece.format("middle")
+            + r"\s*,?\s+(?:and\s+)?(?:then\s+)?(?:with\s+)?"
+            + piece.format("top")
+            + rf"\s+(?:{alternatives(words.top_endings, space=_S)})$"
+        )
+        # "the red cube should be in the bowl", "make sure the drawer is open": the goal stated, not the action.
+        states = alternatives([*lexicon.states["open"], *lexicon.states["closed"]])
+        self.goal_statement = re.compile(
+            rf"^(?:(?:{alternatives(words.goal_leads)})\s+(?:that\s+)?)?(?P<x>.+?)\s+"
+            rf"(?:{alternatives(words.goal_verbs)})\s+"
+            rf"(?:(?P<state>{states})|{on}\s+(?P<y>.+))$"
+        )
+        self.relative_pronouns = frozenset(lexicon.relative_pronouns)
+        self.opened = frozenset(lexicon.states["open"])
+        into = words.into_it
+        self.into_it = re.compile(rf"^(?P<x>.+?)\s+(?P<rel>{alternatives([*into['in'], *into['on']])})$")
+        self.into_on = frozenset(into["on"])
+
+
+@cache
+def _patterns() -> _Patterns:
+    return _Patterns(load_lexicon())
+
+
+def without_article(phrase: str) -> str:
+    """A phrase without the article it starts with ("the red cube": "red cube")."""
+    return _patterns().article.sub("", phrase)
 
 
 def object_phrase(text: str | None) -> str | None:
     """An object phrase as written ("the red cube"); None for a pronoun ("it")."""
     if text is None:
         return None
-    phrase = _CONTENTS.sub("", text.strip())  # "whatever s in the red mug": the red mug (poured, emptied)
-    bare = _ARTICLE.sub("", phrase).strip()
-    return None if not bare or bare in _PRONOUN else phrase
-
-
-_EXCEPT = re.compile(
-    r"^(?P<kept>.+?)\s*,?\s+(?:except(?:\s+for)?|but\s+not|but|other\s+than|apart\s+from|excluding|save\s+for)"
-    r"\s+(?P<ex>.+)$"
-)
-
-_TRAILING_TOO = re.compile(rf"\s+{_ALSO}$")
+    patterns = _patterns()
+    phrase = patterns.contents.sub("", text.strip())  # "whatever s in the red mug": the red mug (poured, emptied)
+    bare = patterns.article.sub("", phrase).strip()
+    return None if not bare or bare in patterns.pronouns else phrase
 
 
 def _except(phrase: str | None) -> tuple[str | None, str | None]:
     """A phrase without its exception ("all cubes but the blue one" -> "all cubes", "the blue one")."""
-    found = _EXCEPT.match(phrase) if phrase else None
+    found = _patterns().excepted.match(phrase) if phrase else None
     return (phrase, None) if found is None else (found.group("kept"), found.group("ex"))
 
 
@@ -78,7 +181,7 @@ def _intent(action: IntentAction, clause: str, groups: dict[str, str | None]) ->
     x, excluding = _except(groups.get("x"))
     y, excluding_after = _except(groups.get("y"))  # "move every cube to the plate except the red one"
     if y is not None:
-        y = _TRAILING_TOO.sub("", y)  # "then put the red cube in the bowl too"
+        y = _patterns().trailing_too.sub("", y)  # "then put the red cube in the bowl too"
     if x is not None and y is not None:
         x = re.sub(r"\s+away$", "", x)  # "tuck the green cube away in the drawer"
     groups = {**groups, "x": x, "y": y}
@@ -92,8 +195,8 @@ def _intent(action: IntentAction, clause: str, groups: dict[str, str | None]) ->
     # it"): None, and the planner resolves it to the previous clause's object (or the one held).
     rel = groups.get("rel")
     relation: Literal["on", "in"] | None = None
-    if rel is not None and rel not in _NEUTRAL_WORDS:
-        relation = "in" if rel in _IN_WORDS else "on"
+    if rel is not None and rel not in _patterns().neutral_words:
+        relation = "in" if rel in _patterns().in_words else "on"
     direction = groups.get("d")
     return Intent(
         action=action,
@@ -123,7 +226,7 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
         amounts, bare = _named_amounts(clause, amounts)
         bare = _without_amount_frames(bare, amounts)
         bare = re.sub(r"\s+,\s*", " ", bare)  # "hoover the hallway twice, on eco": the comma was the amount's
-        bare = re.sub(r"\s+(?:by|for|at)(?=\s+(?:to|towards|toward|$))|\s+(?:by|for|at)$", "", " ".join(bare.split()))
+        bare = _patterns().amount_left.sub("", " ".join(bare.split()))
         bare = _compiled().suffix.sub("", bare.strip(" ,")).strip(" ,")  # "drive to the room please, 0.2 m/s"
         intent = _parse_clause(bare, skill_phrases)
         return None if intent is None else intent.model_copy(update={"clause": clause, "quantities": tuple(amounts)})
@@ -143,19 +246,16 @@ def _counted_rephrasing(clause: str, skill_phrases: Collection[str]) -> Intent |
     return None if intent is None else intent.model_copy(update={"clause": clause, "quantities": tuple(named)})
 
 
-_COUNTED_NOUNS = re.compile(r"^(?P<v>[a-z]+)\s+(?P<n>\S+)\s+(?P<noun>[a-z]+)\s+(?P<rest>(?:of|at|on)\s+.+)$")
-
-
 def _counted_nouns(clause: str, skill_phrases: Collection[str]) -> str:
     """ "take three photos of the valve" as "take a photo of the valve 3 times", where "take a photo of" is a
     phrase of this robot's skills or the lexicon: a count of what a verb-and-noun phrase makes."""
-    found = _COUNTED_NOUNS.match(clause)
+    found = _patterns().counted_nouns.match(clause)
     if found is None or (n := _count_word(found["n"])) is None or n != int(n):
         return clause
     phrases = {*skill_phrases, *(p for p, _ in load_lexicon().action_phrases())}
     noun = found["noun"]
     for one in dict.fromkeys((noun, noun.removesuffix("s"), noun.removesuffix("es"))):
-        for article in ("a", "an"):
+        for article in _patterns().indefinite_articles:
             said = f"{found['v']} {article} {one}"
             if any(p == said or p.startswith(said + " ") for p in phrases):
                 once = f"{said} {found['rest']}"
@@ -163,16 +263,10 @@ def _counted_nouns(clause: str, skill_phrases: Collection[str]) -> str:
     return clause
 
 
-_OWNED = re.compile(
-    r"^(?P<v>[a-z]+)\s+(?:(?P<its>its|their)|(?P<x>(?:the|this|that)\s+[a-z_]+(?:\s+[a-z_]+)?)\s+s)\s+"
-    r"(?P<n>[a-z]+)\b(?P<rest>.*)$"
-)
-
-
 def _owned(clause: str, skill_phrases: Collection[str]) -> str:
     """ "scan its barcode", "scan the label s barcode" as "scan the barcode on it/the label", where "scan the
     barcode on" is a phrase of this robot's skills or the lexicon."""
-    found = _OWNED.match(clause)
+    found = _patterns().owned.match(clause)
     if found is None:
         return clause
     said = f"{found['v']} the {found['n']} on"
@@ -191,12 +285,6 @@ def _count_word(word: str) -> float | None:
     return said[0].value if len(said) == 1 and said[0].text.split()[0] == word else None
 
 
-_NAMED_BEFORE = re.compile(
-    r"(?:(?:with|at|using|and|keeping|maintaining|set)\s+)?(?:a|an|the|its|your)\s+"
-    r"(?P<name>[a-z]+(?:\s[a-z]+)?)\s+of\s*$"
-    # "with standoff 0.3 m": a parameter's name, bare
-    r"|(?:with|using|at)\s+(?!(?:a|an|the|its|your)\b)(?P<bare>[a-z]+)(?:\s+of)?\s*$"
-)
 _NAMED_AFTER = re.compile(r"^\s+(?:of\s+)?(?P<name>[a-z]+)(?=\s*(?:,|$|\band\b|\bthen\b))")
 
 
@@ -208,7 +296,7 @@ def _named_amounts(clause: str, amounts: list[Quantity]) -> tuple[list[Quantity]
     bare = clause
     for amount in reversed(amounts):
         before, after = bare[: amount.span[0]], bare[amount.span[1] :]
-        found = _NAMED_BEFORE.search(before)
+        found = _patterns().named_before.search(before)
         if found is not None:
             bare = before[: found.start()] + " " * (len(before) - found.start()) + bare[amount.span[0] :]
             named.append(amount.model_copy(update={"named": found.group("name") or found.group("bare")}))
@@ -283,32 +371,10 @@ def _parse_reading(clause: str, skill_phrases: Collection[str]) -> Intent | None
         clause = clause[4:]  # "you go to the hallway", "then you close the door": the subject is the robot
     if grammar.home.match(clause):
         return Intent(action=IntentAction.HOME, clause=clause)
-    going = re.match(r"^(?:go|come)\s+(?:and\s+)?(?P<rest>(?P<verb>\S+).*)$", clause)
-    own = any(clause == p or clause.startswith(p + " ") for p in skill_phrases if p.split()[0] in ("go", "come"))
-    if (
-        not own
-        and going is not None
-        and going.group("verb")
-        in leads
-        - {
-            "go",
-            "come",
-            "to",
-            "home",
-            "with",
-            "along",
-            "back",
-            "over",
-            "up",
-            "down",
-            "out",
-            "off",
-            "round",
-            "around",
-            "on",
-            "in",
-        }
-    ):
+    patterns = _patterns()
+    going = patterns.going.match(clause)
+    own = any(clause == p or clause.startswith(p + " ") for p in skill_phrases if p.split()[0] in patterns.going_verbs)
+    if not own and going is not None and going.group("verb") in leads - patterns.not_going_on:
         clause = going.group("rest")  # "go push the red block right": the going is not a task ("go get" may be)
     for action, pattern in grammar.particles:  # "pull the drawer open": the particle says what the verb is
         if (particle := pattern.match(clause)) is not None:
@@ -330,13 +396,6 @@ def _act_verb(clause: str, skill_phrases: Collection[str]) -> str | None:
     """The longest act verb phrase (the lexicon's actions, the manifests' phrases) the clause starts with."""
     phrases = sorted({*skill_phrases, *(p for p, _ in load_lexicon().action_phrases())}, key=len, reverse=True)
     return next((p for p in phrases if clause == p or clause.startswith(p + " ")), None)
-
-
-_ACT_REST = re.compile(
-    r"^(?P<x>.+?)\s+(?P<rel>to|into|onto|on to|in to|in|on|at|for|with|from|out of)\s+"
-    r"(?P<y>(?:the|a|an|your|my|our)\s+.+)$"
-)
-"""What follows an act verb: the thing acted on, then a second phrase after a preposition."""
 
 
 def find_numbers_in(word: str) -> bool:
@@ -376,24 +435,25 @@ def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     verb, rest = started
     if _compiled().unsupported.search(rest):
         return None  # "next to the plate": a relation no skill makes; not guessed at ("come along with" is a verb)
+    patterns = _patterns()
     people = "|".join(_alternatives(load_lexicon().people))
-    rest = re.sub(rf"^(?:{people})$|\s+(?:to|for|with|after)\s+(?:{people})$", "", rest)  # the skill's person
-    if re.match(r"^(?:at|to|into|in|on|onto)\s+(?:the|a|an|your|my|our)\s", rest):
+    rest = re.sub(rf"^(?:{people})$|\s+(?:{patterns.people_links})\s+(?:{people})$", "", rest)  # the skill's person
+    if patterns.place.match(rest):
         rest = rest.split(" ", 1)[1]  # "recharge at your dock": the place is what it acts on
     direction = None
     for phrase, name in _compiled().direction_of.items():
         if rest == phrase or rest.endswith(" " + phrase):
             rest, direction = rest[: len(rest) - len(phrase)].strip(), name
             break
-    rest = re.sub(r"^(?:to|towards|toward)\s+|\s+(?:to|towards|toward)(?:\s+the)?$", "", rest).strip()
+    rest = patterns.towards.sub("", rest).strip()
     x, y, joined = rest, None, None
-    if (split := _ACT_REST.match(rest)) is not None:
+    if (split := patterns.act_rest.match(rest)) is not None:
         x, y, joined = split.group("x"), split.group("y"), rest
-    elif rest.split(" ", 1)[0] in ("the", "a", "an", "your", "my", "our", "it", "them", "all", "every", "each", "both"):
+    elif rest.split(" ", 1)[0] in patterns.object_starts:
         x = rest
-    elif rest and verb.split()[-1] in ("to", "into", "at", "for", "over"):
+    elif rest and verb.split()[-1] in patterns.verb_prepositions:
         x = rest  # "go to kitchen": no article after a verb that ends in its preposition
-    elif re.match(r"^(?:all\s+)?\S+\s+[a-z]+\s+(?:of|on|in)\s", rest) and find_numbers_in(rest.split()[0]):
+    elif patterns.counted.match(rest) and find_numbers_in(rest.split()[0]):
         x = rest  # "scan 3 levels of the shelf": a count the skill's arguments read
     elif rest:  # "scan shelf a", "patrol corridor b and the boiler room": short names, or a list of them
         parts = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", rest)
@@ -414,14 +474,11 @@ def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     )
 
 
-_PARTICLES = frozenset({"off", "up", "down", "out", "away", "over"})
-
-
 def _without_particle(clause: str, skill_phrases: Collection[str]) -> str | None:
     """ "clear off the kitchen table" as "clear the kitchen table", where "clear off" is no verb phrase of the
     lexicon's or the skills' and "clear" is; None otherwise."""
     words = clause.split()
-    if len(words) < 3 or words[1] not in _PARTICLES or words[0] not in _leads(skill_phrases):
+    if len(words) < 3 or words[1] not in _patterns().particles or words[0] not in _leads(skill_phrases):
         return None
     phrases = {*skill_phrases, *(p for p, _ in load_lexicon().action_phrases()), *load_lexicon().verb_words()}
     if any(p.startswith(f"{words[0]} {words[1]}") for p in phrases | {p for p, _ in load_lexicon().verb_phrases()}):
@@ -454,7 +511,7 @@ def _form(clause: str, skill_phrases: Collection[str] = ()) -> Intent | None:
         return stated
     if (tower := _tower(clause)) is not None:
         return tower
-    if (filled := _FILL.match(clause)) is not None:  # "fill the bowl with the cubes": put them in it
+    if (filled := _patterns().fill.match(clause)) is not None:  # "fill the bowl with the cubes": put them in it
         return _intent(IntentAction.PUT, clause, {"x": filled.group("x"), "y": filled.group("y"), "rel": "in"})
     verb = grammar.verb_re.match(clause)
     if verb is None:
@@ -475,7 +532,7 @@ def _form(clause: str, skill_phrases: Collection[str] = ()) -> Intent | None:
         elif not rest and action is IntentAction.PUT:
             continue
         else:
-            match = _FORMS[action].match(rest) if rest else None
+            match = _patterns().forms[action].match(rest) if rest else None
         if match is None:
             if action is IntentAction.PUT and (put := _put_down_or_into_it(verb.group("v"), rest, clause)):
                 return put
@@ -488,25 +545,8 @@ def _form(clause: str, skill_phrases: Collection[str] = ()) -> Intent | None:
     return None
 
 
-# "build a tower of the cubes", "stack the cubes on top of each other", "pile the blocks up".
-_TOWER = re.compile(
-    r"^(?:(?:build|make|form|create)\s+(?:a\s+)?(?:tower|stack|pile)(?:\s+(?:of|with|from|out of|using)\s+"
-    r"(?P<x>.+?))?|(?:stack|pile)\s+(?:up\s+)?(?P<y>.+?)(?:\s+up)?(?:\s+(?:on top of each other|on each other|"
-    r"into (?:a|one|a single) (?:tower|stack|pile)))?"
-    r"|(?:arrange|put|place|organi[sz]e|set)\s+(?P<z>.+?)\s+(?:in|into|as)\s+(?:a\s+)?(?:tower|stack|pile))$"
-)
-# "..., with the blue cube at the bottom", "... with the red one on top", "... with green as the base"
-_TOWER_END = re.compile(
-    r"^(?P<rest>.+?),?\s+with\s+(?P<who>.+?)\s+(?:(?:at|on)\s+the\s+(?P<at>bottom|base|top)|as\s+the\s+"
-    r"(?P<as>bottom|base|top)|on\s+(?P<on>top))$"
-)
-_THEM_ALL = frozenset({"all three", "all of them", "them all", "them", "all", "the three", "the lot", "all 3"})
-"""What names a tower's objects without a noun ("stack all three"): its default, every cube."""
 _EVERY_CUBE = "all the cubes"
 """What "build a tower" with nothing named is built of."""
-
-
-_QUESTION = re.compile(r"\b(?:what|where|which|who|why|how|is|are|do|does|can|could)\b")
 
 
 def _verbless(clause: str) -> Intent | None:
@@ -515,14 +555,15 @@ def _verbless(clause: str) -> Intent | None:
 
     Only when what comes first ends in a category word the lexicon knows ("cube", "block"): "fly to the
     moon" is not a placement, and stays outside the grammar."""
-    match = _FORMS[IntentAction.PUT].match(clause)
-    if match is None or not match.group("x") or _QUESTION.search(match.group("x")):
+    patterns = _patterns()
+    match = patterns.forms[IntentAction.PUT].match(clause)
+    if match is None or not match.group("x") or patterns.question.search(match.group("x")):
         return None
     lex = load_lexicon()
     kept, _ = _except(match.group("x"))  # "all the blocks apart from the red one into the bowl"
     words = (kept or "").split()
     nouns = lex.category_words() | set(lex.categories)
-    starts = {"the", "a", "an", "this", "that", "all", "every", "each", "both"} | lex.colour_words() | nouns
+    starts = patterns.verbless_starts | lex.colour_words() | nouns
     last, first = words[-1].split("_")[-1], words[0].split("_")[0]  # "blue_cube on top of green_cube"
     named = last in nouns or (len(words) == 1 and last in lex.colour_words())  # "red on top of green"
     if len(words) > 4 or not named or (words[0] not in starts and first not in lex.colour_words()):
@@ -532,27 +573,10 @@ def _verbless(clause: str) -> Intent | None:
     return _intent(IntentAction.PUT, clause, match.groupdict())
 
 
-_FILL = re.compile(r"^(?:fill|load)\s+(?:up\s+)?(?P<y>.+?)\s+(?:up\s+)?with\s+(?P<x>.+)$")
-
-
-_PIECE = r"(?:the\s+)?(?P<{}>[a-z_]+(?:\s+(?:cube|block|one))?)"
-_ORDERED_TOWER = re.compile(
-    r"^(?P<head>(?:stack|pile|build|make)\b[^,]*),\s+(?:with\s+)?"
-    + _PIECE.format("bottom")
-    + r"\s+(?:at|on)\s+the\s+bottom"
-    r",?\s+(?:then\s+)?"
-    + _PIECE.format("middle")
-    + r"\s*,?\s+(?:and\s+)?(?:then\s+)?(?:with\s+)?"
-    + _PIECE.format("top")
-    + r"\s+(?:on\s+(?:the\s+)?top|at\s+the\s+top|last)$"
-)
-"""A tower of three said bottom to top: "stack all three cubes, green at the bottom, then blue, red on top"."""
-
-
 def ordered_tower(text: str) -> Intent | None:
     """The tower of three a whole task asks for bottom to top, if it is one: its first and last say its bottom
     and top, so the middle is what is left."""
-    found = _ORDERED_TOWER.match(text)
+    found = _patterns().ordered_tower.match(text)
     if found is None or not re.search(r"\b(?:three|3)\b", found["head"]):
         return None  # of more than three, a bottom and a top leave the middle open
     tower = _tower(found["head"])
@@ -567,20 +591,21 @@ def _tower(clause: str) -> Intent | None:
     """A tower of the objects named (all the cubes when none is), when the clause asks for one and names no
     base outside it; "with X at the bottom" / "with X on top" say which of them starts or ends it."""
     bottom = top = None
-    end = _TOWER_END.match(clause)
+    patterns = _patterns()
+    end = patterns.tower_end.match(clause)
     if end is not None:
         clause_rest, which = end.group("rest"), end.group("at") or end.group("as") or end.group("on")
         bottom, top = (None, end.group("who")) if which == "top" else (end.group("who"), None)
     else:
         clause_rest = clause
-    match = _TOWER.match(clause_rest)
+    match = patterns.tower.match(clause_rest)
     if match is None:
         return None
     stacked = match.group("y")
-    if stacked is not None and re.search(r"\s(?:on|onto|upon|atop|in|into)\s", f" {stacked} "):
+    if stacked is not None and patterns.base.search(f" {stacked} "):
         return None  # "pile the cubes up on the plate": a base is named, the stack form reads it
     named = match.group("x") or stacked or match.group("z")
-    if named in _THEM_ALL:  # "stack all three", "stack them all": of the tower's default kind, cubes
+    if named in patterns.them_all:  # "stack all three", "stack them all": of the tower's default kind, cubes
         named = "all three cubes" if "three" in named or "3" in named else None
     phrase = object_phrase(named) if named is not None else _EVERY_CUBE
     if phrase is None:
@@ -598,38 +623,29 @@ def _tower(clause: str) -> Intent | None:
     )
 
 
-# "the red cube should be in the bowl", "make sure the drawer is open": the goal stated, not the action.
-_GOAL_STATEMENT = re.compile(
-    r"^(?:(?:make sure|ensure|see to it|check)\s+(?:that\s+)?)?(?P<x>.+?)\s+"
-    r"(?:is|are|should be|must be|needs to be|need to be|has to be|have to be|ends up|end up|to be|should go|"
-    r"must go|needs to go|need to go|has to go|have to go|go|goes)\s+"
-    rf"(?:(?P<state>open|opened|closed|shut)|{_ON}\s+(?P<y>.+))$"
-)
-
-
 def _goal_statement(clause: str) -> Intent | None:
     """The intent a stated goal asks for (open, close, or put), or None when the clause is not one."""
-    match = _GOAL_STATEMENT.match(clause)
+    patterns = _patterns()
+    match = patterns.goal_statement.match(clause)
     if match is None or _compiled().unsupported.search(clause):
         return None
-    if match.group("x").split()[-1] in ("that", "which"):
+    if match.group("x").split()[-1] in patterns.relative_pronouns:
         return None  # "put the cube that is on the plate in the bowl": a relative clause, not a stated goal
     state = match.group("state")
     if state is not None:
-        action = IntentAction.OPEN if state.startswith("open") else IntentAction.CLOSE
+        action = IntentAction.OPEN if state in patterns.opened else IntentAction.CLOSE
         return Intent(action=action, clause=clause, object=object_phrase(match.group("x")))
     return _intent(IntentAction.PUT, clause, match.groupdict())
 
 
-_INTO_IT = re.compile(r"^(?P<x>.+?)\s+(?P<rel>inside|in there|in it|on top|on there|on it)$")
 _DOWN = re.compile(r"^(?P<x>.+?)(?:\s+down)?$")
 
 
 def _put_down_or_into_it(verb: str, rest: str, clause: str) -> Intent | None:
     """ "put the cube inside" (into the previous object) or "drop it" / "put the cube down" (onto the table)."""
-    into = _INTO_IT.match(rest)
+    into = _patterns().into_it.match(rest)
     if into is not None:
-        relation: Literal["on", "in"] = "on" if into.group("rel").startswith("on") else "in"
+        relation: Literal["on", "in"] = "on" if into.group("rel") in _patterns().into_on else "in"
         return Intent(action=IntentAction.PUT, clause=clause, object=object_phrase(into.group("x")), relation=relation)
     down = _DOWN.match(rest)
     if down is not None and (verb in _compiled().put_down or rest.endswith(" down")):
@@ -650,7 +666,7 @@ def other_splits(intent: Intent) -> list[Intent]:
     verb = _compiled().verb_re.match(intent.clause)
     rest = (verb.group("rest") or "").strip() if verb is not None else ""
     readings = []
-    for at in re.finditer(rf"(?<=\s){_ON}(?=\s)", rest):
+    for at in re.finditer(rf"(?<=\s){on_relation()}(?=\s)", rest):
         x, y = rest[: at.start()].strip(), rest[at.end() :].strip()
         reading = _intent(IntentAction.PUT, intent.clause, {"x": x, "y": y, "rel": at.group("rel")})
         if reading is not None and (reading.object, reading.target) != (intent.object, intent.target):

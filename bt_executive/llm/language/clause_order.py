@@ -14,7 +14,8 @@ participle ("opened"); it is turned back into the verb the lexicon knows
 ("open"), made from the lexicon's own verb words, so a verb added there is
 understood here too. A sentence with no such word is returned unchanged, and
 "after that" / "afterwards" are left to the clause splitter (they already
-mean "then").
+mean "then"). The words these sentences are said with ("before", "once you
+have", "took") are the lexicon's ``clause_order``.
 """
 
 from __future__ import annotations
@@ -23,17 +24,34 @@ import re
 from collections.abc import Callable
 from functools import cache
 
-from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 
-_SUBJECT = r"(?:you\s+(?:have\s+|ve\s+|are\s+|re\s+)?|you\s+|i\s+have\s+|it\s+is\s+|having\s+)?"
-_LEADING = re.compile(rf"^(?P<word>after|once|when|before)\s+{_SUBJECT}(?P<a>.+?)\s*,\s*(?P<b>.+)$")
-_TRAILING = re.compile(rf"^(?P<b>.+?)(?<!\band)\s*,?\s+(?P<word>after|before|once)\s+{_SUBJECT}(?P<a>.+)$")
-"""A clause put after what it happens around; "..., and after you come back" is "and afterwards", not that."""
-_NOT_ORDER = re.compile(r"^(?:that|this|which|afterwards)\b")
-_NEXT_STEP = re.compile(
-    r",\s+(?=(?:then|after that|afterwards|next|finally|lastly|(?:once|when|after)\s+(?:that|this|it|you)\b))"
-)
-"""Where a "before" sentence's main clause ends: a comma before a word that says what comes next."""
+
+class _Patterns:
+    """The lexicon's ``clause_order`` words as compiled patterns."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        words = lexicon.clause_order
+        space = r"\s+"
+        subject = f"(?:{alternatives(words.subjects, after=space, space=space)})?"
+        self.before = frozenset(words.before)
+        leading, trailing = [*words.after, *words.before], [*words.trailing_after, *words.before]
+        self.leading = re.compile(rf"^(?P<word>{alternatives(leading)})\s+{subject}(?P<a>.+?)\s*,\s*(?P<b>.+)$")
+        # A clause put after what it happens around; "..., and after you come back" is "and afterwards", not that.
+        self.trailing = re.compile(
+            rf"^(?P<b>.+?)(?<!\band)\s*,?\s+(?P<word>{alternatives(trailing)})\s+{subject}(?P<a>.+)$"
+        )
+        self.not_order = re.compile(rf"^(?:{alternatives(words.not_order)})\b")
+        # Where a "before" sentence's main clause ends: a comma before a word that says what comes next.
+        leads, objects = alternatives(words.next_step_leads), alternatives(words.next_step_objects)
+        self.next_step = re.compile(rf",\s+(?=(?:{alternatives(words.next_steps)}|(?:{leads})\s+(?:{objects})\b))")
+        self.pronoun = re.compile(rf"\b(?:{alternatives(words.pronouns)})\b")
+        self.irregular = dict(words.irregular)
+
+
+@cache
+def _patterns() -> _Patterns:
+    return _Patterns(load_lexicon())
 
 
 @cache
@@ -46,7 +64,7 @@ def _base_forms() -> dict[str, str]:
         doubled = word + word[-1] if re.search(r"[^aeiou][aeiou][bdgklmnprt]$", word) and len(word) <= 4 else word
         for form in (f"{stem}ing", f"{doubled}ing", f"{stem}ed", f"{doubled}ed", f"{word}ed", f"{word}d"):
             forms.setdefault(form, word)
-    forms.update({"got": "get", "put": "put", "set": "set", "taken": "take", "took": "take", "gone": "go"})
+    forms.update(_patterns().irregular)  # "got", "taken": the lexicon's clause_order.irregular
     return forms
 
 
@@ -57,9 +75,6 @@ def _as_command(clause: str) -> str | None:
     if base is None:
         return None
     return f"{base} {rest}".strip()
-
-
-_PRONOUN = re.compile(r"\b(?:it|them)\b")
 
 
 _BY = re.compile(r"^(?P<goal>.+?)\s+by\s+(?P<means>\w+ing\b.*)$")
@@ -75,21 +90,23 @@ def reorder_clauses(text: str, object_of: Callable[[str], str | None] = lambda _
     by = _BY.match(text)
     if by is not None and (means := _as_command(by.group("means"))) is not None:
         text = means
-    for pattern in (_LEADING, _TRAILING):
+    patterns = _patterns()
+    for pattern in (patterns.leading, patterns.trailing):
         match = pattern.match(text)
-        if match is None or _NOT_ORDER.match(match.group("a")):
+        if match is None or patterns.not_order.match(match.group("a")):
             continue
         sub = _as_command(match.group("a"))
         if sub is None:
             continue
         main, later = match.group("b").strip(" ,"), ""
-        if match.group("word") == "before" and pattern is _LEADING and (cut := _NEXT_STEP.search(main)) is not None:
+        before = match.group("word") in patterns.before
+        if before and pattern is patterns.leading and (cut := patterns.next_step.search(main)) is not None:
             # "before you read the gauge, photograph it, once that s done go home": the photo comes before the
             # reading, and what is said to come next still comes after both
             main, later = main[: cut.start()], main[cut.start() :]
-        first, second = (main, sub) if match.group("word") == "before" else (sub, main)
-        referent = object_of(second) if _PRONOUN.search(first) else None
+        first, second = (main, sub) if before else (sub, main)
+        referent = object_of(second) if patterns.pronoun.search(first) else None
         if referent is not None:
-            first = _PRONOUN.sub(referent, first, count=1)
+            first = patterns.pronoun.sub(referent, first, count=1)
         return f"{first}, then {second}{later}"
     return text

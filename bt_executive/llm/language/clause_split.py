@@ -13,40 +13,112 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from functools import cache
 
-from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.lexicon_patterns import _compiled
 from bt_executive.llm.language.spoken import strip_enumerators, tidy
+
+_S = r"\s+"
+"""Between the words of a phrase where the pattern takes any run of spaces."""
+
+
+class _Patterns:
+    """The lexicon's ``clause_split`` words as compiled patterns (the rules' shapes are here, their words there)."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        words = lexicon.clause_split
+        self.two = re.compile(
+            rf"\b(?:{alternatives(words.two_homophones)})\s+(?=(?:{alternatives(words.counted_units)})\b)"
+        )
+        self.red = re.compile(rf"\b({alternatives(words.red_articles)})\s+read\b(?=\s+[a-z])")
+        self.rate = re.compile(
+            rf"\b({alternatives(words.rate_units)})\s+(?:{alternatives(words.rate_joiners)})\s+"
+            rf"({alternatives(words.rate_times)})\b"
+        )
+        self.till = re.compile(
+            rf"\b({alternatives(words.till_verbs)})\s+(?:{alternatives(words.till_words)})\s+(?=the\b)"
+        )
+        self.up_close = re.compile(rf"\b({alternatives(words.close_verbs)})\s+up\s+close\s+to\b")
+        self.opening_dash = re.compile(rf"^(?:{alternatives(words.dash_openers)})\s*[-–—]+\s*")
+        self.rest_of = re.compile(rf"\bthe rest of (?:{alternatives(words.rest_determiners, after=' ')})?")
+        self.the_rest = re.compile(rf"\bthe rest\b(?! (?:{alternatives(words.rest_nouns)}))")
+        self.going = re.compile(rf"\b(?:{alternatives(words.going_verbs)})\s+and\s+(?=(\w+))")
+        repeated = rf"(?:{alternatives(words.repeat_verbs)}) (?:{alternatives(words.repeat_objects)})"
+        self.repeat = re.compile(rf",\s*(?:and\s+)?(?:then\s+)?(?={repeated}\b)")
+        self.again = re.compile(rf"\b({repeated}) (?:{alternatives(words.again)})\b")
+        self.describing = re.compile(
+            rf",\s+(?=(?:{alternatives(words.describing_subjects)})\s+(?:{alternatives(words.describing_verbs)})\b)"
+        )
+        report = alternatives(words.report_nouns)
+        self.told = re.compile(
+            rf"(?:,|\s+and)\s+(?=(?:{alternatives(words.telling_verbs)})\s+(?:{alternatives(words.told)})\s+what\b"
+            rf"|(?:{alternatives(words.report_verbs)})\s+(?:back\s+)?(?:the\s+)?(?:{report})\b)"
+        )
+        not_described = alternatives(lexicon.clause_patterns.not_described, after=r"\b")
+        self.statement = re.compile(
+            rf",\s+(?=(?:{alternatives(words.statement_owners, after=_S)})?[a-z]+(?:\s+[a-z]+)?\s+"
+            rf"(?:{alternatives(words.statement_verbs)})\s+(?!{not_described})[a-z]+$)"
+        )
+        self.placement = re.compile(
+            rf",\s+(?=(?:{alternatives(words.placement_articles, after=_S)})?[a-z_]+(?:\s+[a-z_]+)?\s+"
+            rf"(?:{alternatives(words.placement_relations)})\s)"
+        )
+        owners = alternatives(words.order_owners, after=" ")
+        self.order = re.compile(
+            rf",\s+(?=(?:{alternatives(words.order_starts)}|from (?:{owners})?(?:left|right)"
+            r"|(?:left|right) to (?:right|left))\b)"
+        )
+        self.also = rf"(?:{alternatives(words.also)})"
+        allowances = alternatives(words.remark_allowances, space=_S)
+        self.remark = re.compile(
+            rf"^(?:sorry\s+)?(?:{alternatives(words.remark_speakers)})\s+"
+            rf"(?!.*\b(?:{alternatives(words.remark_wishes)})\b)(?:{alternatives(words.remark_verbs)})\b"
+            rf"|^i\s+(?:just\s+)?(?:{alternatives(words.remark_wants)})\s+to\s+(?:{alternatives(words.remark_checks)})"
+            rf"\s+(?:{alternatives(words.remark_ifs)})\b"
+            rf"|^(?:only\s+)?if\s+(?:{alternatives(words.remark_subjects, after=_S)})?(?:s|is)\s+(?:{allowances})$"
+            rf"|^(?:the\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:{alternatives(words.remark_modals)})\s+(?:still\s+)?be\s+[a-z]+$"
+        )
+
+
+@cache
+def _patterns() -> _Patterns:
+    return _Patterns(load_lexicon())
+
+
+def also() -> str:
+    """Words that end a clause repeating an earlier one ("... and the blue cube too"), as a group."""
+    return _patterns().also
+
+
+def is_remark(clause: str) -> bool:
+    """A remark after a request ("..., i m walking the site", "..., the floor might still be wet"): not asked;
+    never a wish ("i want the red one too" asks) and never read before a request is."""
+    return _patterns().remark.match(clause) is not None
 
 
 def normalise_task(task: str) -> str:
     """Lower case, one space between words, clause punctuation reduced to commas, no final stop; spoken
     fillers, self-corrections and list numbers tidied away (``spoken``)."""
+    patterns = _patterns()
     text = strip_enumerators(task).lower().replace("\u2019", "'")
     text = re.sub(r"(?<![a-z])w/\s*", "with ", text)  # "undock w/ 80 cm clearance"
     # dictation's homophones of "two" before a unit: "tap it too times", "wait for to seconds"
-    text = re.sub(
-        r"\b(?:too|to)\s+(?=(?:times|seconds?|secs?|minutes?|mins?|cm|centimetres?|centimeters?|photos|pictures|pics"
-        r"|shots|snapshots|readings|loops|laps)\b)",
-        "two ",
-        text,
-    )
+    text = patterns.two.sub("two ", text)
     # "a close-up shot of", "a close up of": a near look, one word, so "close up" is not read as a verb;
     # "a close-up" alone is a photograph's name
     text = re.sub(r"\bclose[- ]?ups?\b(?=\s+(?:of|from)\b)", "closeup photo", text)
     text = re.sub(r"\bclose[- ]?up\b(?=\s+[a-z]+\s+of\b)", "closeup", text)
     text = re.sub(r"(?<![\d.])\b2\s+(?=the\b)", "to ", text)  # texting's "head over 2 the living room"
-    text = re.sub(r"\b(the|a)\s+read\b(?=\s+[a-z])", r"\1 red", text)  # dictation's "the read gauge": red
+    text = patterns.red.sub(r"\1 red", text)  # dictation's "the read gauge": red
     # "0.3 metres a second": a rate
-    text = re.sub(
-        r"\b(metres?|meters?|m|cm|mm|degrees?|deg)\s+(?:an?|for)\s+(second|sec|minute|min|hour)\b", r"\1 per \2", text
-    )
+    text = patterns.rate.sub(r"\1 per \2", text)
     # "go till the kitchen" (till: to), "drive up close to g1" (up to it)
-    text = re.sub(r"\b(go|come|drive|walk|head|move|get|roll)\s+(?:till|until)\s+(?=the\b)", r"\1 to ", text)
-    text = re.sub(r"\b(go|come|drive|walk|move|get|roll)\s+up\s+close\s+to\b", r"\1 up to", text)
+    text = patterns.till.sub(r"\1 to ", text)
+    text = patterns.up_close.sub(r"\1 up to", text)
     # a dash is a clause break only before a correction or a statement, or after an opening word ("quick - ");
     # elsewhere it may join a list to what it explains ("both doors - first the front door, ...")
-    text = re.sub(r"^(?:quick|ok|okay|right|alright|so|now|listen|hey|oh|oops|right then)\s*[-–—]+\s*", "", text)
+    text = patterns.opening_dash.sub("", text)
     grammar = _compiled()
     text = grammar.dash_break.sub(", ", text)
     text = re.sub(r"\b([a-z][a-z_]*)\s*=\s*(\d+(?:\.\d+)?)\b", r"\2 \1", text)  # "loops=3" as "3 loops"
@@ -60,10 +132,10 @@ def normalise_task(task: str) -> str:
     text = re.sub(r"\s*,(?:\s*,)*\s*", ", ", text)
     text = re.sub(r"\bx(\d+)\b", r"\1 times", text.replace(" + ", " and "))  # "patrol a + b x3"
     # "the rest of the cubes" names objects, it does not "rest" them (a placing verb); "the rest position" stays
-    text = re.sub(r"\bthe rest of (?:the |these |those )?", "the remaining ", text)
+    text = patterns.rest_of.sub("the remaining ", text)
     text = re.sub(r"\ban? ([a-z]+?)s? and a half\b", r"one and a half \1s", text)  # "a metre and a half"
     text = re.sub(r"\ba couple of\b", "two", text)  # "a couple of centimetres", "a couple of taps"
-    text = re.sub(r"\bthe rest\b(?! (?:position|pose|configuration|posture))", "the others", text)
+    text = patterns.the_rest.sub("the others", text)
     spellings = load_lexicon().spellings  # "pls", "whats": whole words only (not "u" in "u_turn")
     text = re.sub(r"(?<![a-z0-9_])[a-z]+(?![a-z0-9_])", lambda w: spellings.get(w.group(0), w.group(0)), text)
     return tidy(text)
@@ -71,58 +143,39 @@ def normalise_task(task: str) -> str:
 
 def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     """The clauses of a normalised task, split at 'then', ',', 'and then' and 'and <verb>'."""
-    grammar = _compiled()
+    grammar, patterns = _compiled(), _patterns()
     leads = frozenset(p.split()[0] for p in skill_phrases)
     separator = grammar.separator_with(leads)
     verbs = grammar.lexicon.verb_words() | leads
     # "go and recharge", "come and see": the going is how, not a task of its own
-    task = re.sub(r"\b(?:go|come)\s+and\s+(?=(\w+))", lambda m: "" if m.group(1) in verbs else m.group(0), task)
+    task = patterns.going.sub(lambda m: "" if m.group(1) in verbs else m.group(0), task)
     # "taking the mug off the table and dropping it in the bin": each -ing verb after the first is a verb too
     task = re.sub(r"\b(and |then |, )(\w+ing)\b", lambda m: m.group(1) + infinitive_first(m.group(2), verbs), task)
     # "you put the cube inside and after that you close the drawer": a request said to "you" is a request
     alternatives = "|".join(sorted(re.escape(w) for w in verbs))
     # "tap it, do that twice", "..., then do it again": a repetition is a clause of its own ("again" survives)
-    task = re.sub(r",\s*(?:and\s+)?(?:then\s+)?(?=(?:do|repeat) (?:that|it|this|the same)\b)", ", then ", task)
-    task = re.sub(
-        r"\b((?:do|repeat) (?:that|it|this|the same(?: thing)?)) (?:again|one more time|once again)\b",
-        r"\1 once more",
-        task,
-    )
+    task = patterns.repeat.sub(", then ", task)
+    task = patterns.again.sub(r"\1 once more", task)
     # "open drawer -> wait 5 s -> close drawer": an arrow before a verb is "then"
     task = re.sub(rf"\s*(?:->|=>|-->|→)\s*(?=(?:{alternatives})\b)", ", then ", task)
     # "patrol kitchen -> hallway -> living room": a chain of arrows is a list ("red cube -> plate" is a placement)
     task = re.sub(r"[^,]*(?:(?:->|=>|-->|→)[^,]*){2,}", lambda m: re.sub(r"\s*(?:->|=>|-->|→)\s*", ", ", m[0]), task)
     task = re.sub(rf"(^|,\s|\band\s|\bthen\s|\bafter that\s)you\s+(?=(?:{alternatives})\b)", r"\1", task)
     # "close that drawer, it s sticking out": what follows describes, it is a clause of its own
-    task = re.sub(r",\s+(?=(?:it|they|this|that|there)\s+(?:s|is|are|re|was|looks|seems)\b)", " then ", task)
+    task = patterns.describing.sub(" then ", task)
     # "..., the floor might still be wet", "..., only if that s not too much trouble": a remark is a clause of its own
-    task = re.sub(r",\s+(?=[^,]+$)", lambda m: ", then " if _REMARK.match(task[m.end() :]) else m.group(), task)
+    task = re.sub(r",\s+(?=[^,]+$)", lambda m: ", then " if is_remark(task[m.end() :]) else m.group(), task)
     task = grammar.and_nothing.sub(", then ", task)
     # "read the thermometer and tell me what it says": being told is a clause of its own (lexicon: empty_clauses)
-    task = re.sub(
-        r"(?:,|\s+and)\s+(?=(?:tell|show)\s+(?:me|us)\s+what\b|(?:report|return)\s+(?:back\s+)?(?:the\s+)?"
-        r"(?:results?|readings?|values?|what)\b)",
-        ", then ",
-        task,
-    )
+    task = patterns.told.sub(", then ", task)
     # "go charge, battery s low", "..., the floor is wet": a statement about a thing is a clause of its own
-    task = re.sub(
-        r",\s+(?=(?:the\s+|my\s+|your\s+|its\s+|our\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:s|is|are|was|looks|seems)\s+"
-        r"(?!to\b|going\b|gonna\b|supposed\b)[a-z]+$)",
-        " then ",
-        task,
-    )
+    task = patterns.statement.sub(" then ", task)
     task = grammar.statement_after.sub(", then ", task)  # "wipe the table, the kids got jam everywhere"
     # "green cube into the bowl, red cube onto the plate, leave the blue one": each placement is a clause
-    task = re.sub(r",\s+(?=(?:the\s+|a\s+)?[a-z_]+(?:\s+[a-z_]+)?\s+(?:into|onto|inside)\s)", ", then ", task)
+    task = patterns.placement.sub(", then ", task)
     task = re.sub(r",\s+(?=(?:and\s+)?leave\s)", ", then ", task)
     # "tap every cube, going from your left to your right": the order is a clause of its own
-    task = re.sub(
-        r",\s+(?=(?:going|working|moving|starting|one by one|in order|in turn|from (?:your |the )?(?:left|right)"
-        r"|(?:left|right) to (?:right|left))\b)",
-        ", then ",
-        task,
-    )
+    task = patterns.order.sub(", then ", task)
     # "patrol hallway then kitchen, 5 loops": an amount after a comma is more of the clause before
     task = re.sub(r",\s+(?=\d+(?:\.\d+)?\s*[a-z]+\s*(?:,|$))", " then ", task)
     parts = separator.split(task) if task else []
@@ -134,10 +187,6 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
         if clause:
             clauses.append(clause)
     return clauses
-
-
-_ALSO = r"(?:too|as well|also)"
-"""Words that end a clause repeating an earlier one ("... and the blue cube too")."""
 
 
 def infinitive_first(clause: str, leads: Collection[str]) -> str:
@@ -161,25 +210,15 @@ def infinitive_first(clause: str, leads: Collection[str]) -> str:
     return clause
 
 
-_REMARK = re.compile(
-    r"^(?:sorry\s+)?(?:i|we)\s+(?!.*\b(?:want|wanna|need|like|love|please)\b)"
-    r"(?:m|am|re|are|ve|have|was|were|don t|do not|d|just|think|guess|hope|really|still|know|feel)\b"
-    r"|^i\s+(?:just\s+)?(?:want|wanted)\s+to\s+(?:see|know|check)\s+(?:whether|if)\b"
-    r"|^(?:only\s+)?if\s+(?:that\s+|it\s+)?(?:s|is)\s+"
-    r"(?:not\s+too\s+much\s+(?:trouble|bother)|ok|okay|all right|alright|fine)$"
-    r"|^(?:the\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:might|may|could|must|will)\s+(?:still\s+)?be\s+[a-z]+$"
-)
-"""A remark after a request ("..., i m walking the site", "..., the floor might still be wet"): not asked;
-never a wish ("i want the red one too" asks) and never read before a request is."""
-
-
-_TOO = re.compile(rf"^(?P<head>.+?)\s+and\s+(?P<z>(?:the|a|an)\s+[^,]+?)\s+{_ALSO}$")
+@cache
+def _too() -> re.Pattern[str]:
+    return re.compile(rf"^(?P<head>.+?)\s+and\s+(?P<z>(?:the|a|an)\s+[^,]+?)\s+{also()}$")
 
 
 def ungap(clause: str) -> list[str]:
     """ "put X on Y and Z in W" as two clauses, each with the verb; "put X in Y and Z too" as the clause
     and the bare "Z" (which repeats it); other clauses unchanged."""
-    too = _TOO.match(clause)
+    too = _too().match(clause)
     if too is not None:
         return [*ungap(too.group("head")), too.group("z")]
     match = _compiled().gapped.match(clause)

@@ -98,6 +98,11 @@ _GRAMMAR_WORDS = {
     "correction_words",
     "not_names",
     "routing",
+    "clause_patterns",
+    "clause_order",
+    "clause_split",
+    "clause_forms",
+    "task_grammar",
 }
 """The function words the grammar's code reads (moved from Python, issue 22): no typo is corrected into them,
 as none was while they were written in Python."""
@@ -242,6 +247,191 @@ class RoutingWords(_WordLists):
     question_words: Words = Field(description="'what is the pressure', 'can you ...': a question, not a command")
     step_joiners: Words = Field(description="a step starts after one, with a comma before it or not: ', then'")
     joiners: Words = Field(description="a step starts after one: 'pick X and pour it'")
+
+
+class ClausePatternWords(_WordLists):
+    """Words the lexicon's compiled clause patterns are built around (``lexicon_patterns``)."""
+
+    relations: Words = Field(description="a placement's relation words, longer first ('put X on top of Y')")
+    towards: Words = Field(description="words before a way to push or move ('to the left', 'towards you')")
+    gapped_articles: Words = Field(description="start the second half of a gapped placement ('..., and the blue one')")
+    gapped_relations: Words = Field(description="relations of the second half of a gapped placement")
+    wishing_words: Words = Field(description="no aside starts right after one ('i d like a photo')")
+    indefinite_determiners: Words = Field(description="determiners that start no statement after a request")
+    pronoun_subjects: Words = Field(description="pronouns a statement after a request starts with ('it only swings')")
+    be_forms: Words = Field(description="verbs of a short statement after a request ('bub s asleep')")
+    not_described: Words = Field(description="after a statement's verb, say what should happen ('is to go')")
+    dash_breaks: Words = Field(description="a dash before one is a clause break ('follow me - stay 2 m back')")
+    not_leads: Words = Field(description="first words of politeness that may start a statement: no break before them")
+    afterwards: Words = Field(description="words that say 'then' ('..., after that close it')")
+
+
+class ClauseOrderWords(_WordLists):
+    """Words of "before"/"after"/"once" sentences (``clause_order``)."""
+
+    before: Words = Field(description="the clause after it is done first ('before going home, ...')")
+    after: Words = Field(description="the clause after it is done first, said at the start ('after opening it')")
+    trailing_after: Words = Field(description="the same, said after the main clause ('..., once you open it')")
+    subjects: Words = Field(description="subjects said before the verb ('once you have opened it')")
+    not_order: Words = Field(description="after one, nothing is ordered ('after that')")
+    next_steps: Words = Field(description="after a comma, say what comes next")
+    next_step_leads: Words = Field(description="with a next step object, say what comes next ('once that s done')")
+    next_step_objects: Words = Field(description="'once that', 'when you'")
+    pronouns: Words = Field(description="pronouns a clause moved first takes its referent for")
+    irregular: dict[str, str] = Field(description="verb forms not made by adding -ing or -ed, with their verb")
+
+
+class ClauseSplitWords(_WordLists):
+    """Words by which a task is made regular and cut into clauses (``clause_split``)."""
+
+    two_homophones: Words = Field(description="dictation's 'two' before a count's unit ('tap it too times')")
+    counted_units: Words = Field(description="units a homophone of 'two' is read before")
+    red_articles: Words = Field(description="'the read gauge': red")
+    rate_units: Words = Field(description="'0.3 metres a second': a rate")
+    rate_joiners: Words = Field(description="'metres a second', 'metres for second'")
+    rate_times: Words = Field(description="'... a second', '... an hour'")
+    till_verbs: Words = Field(description="'go till the kitchen': to")
+    till_words: Words = Field(description="'till', 'until'")
+    close_verbs: Words = Field(description="'drive up close to g1': up to it")
+    dash_openers: Words = Field(description="a dash after one only opens the task ('quick - ')")
+    rest_determiners: Words = Field(description="'the rest of the cubes': the remaining cubes")
+    rest_nouns: Words = Field(description="'the rest position' names a pose, not the others")
+    going_verbs: Words = Field(description="'go and recharge': the going is how, not a task")
+    describing_subjects: Words = Field(description="'..., it s sticking out': a clause of its own")
+    describing_verbs: Words = Field(description="'..., it looks', '..., they are'")
+    telling_verbs: Words = Field(description="'..., and tell me what it says': a clause of its own")
+    told: Words = Field(description="'tell me', 'show us'")
+    report_verbs: Words = Field(description="'..., and report the reading'")
+    report_nouns: Words = Field(description="'report the results', 'return what'")
+    statement_owners: Words = Field(description="'..., my battery s low': a statement, a clause of its own")
+    statement_verbs: Words = Field(description="'..., the floor is wet'")
+    placement_articles: Words = Field(description="'..., the red cube onto the plate': a clause of its own")
+    placement_relations: Words = Field(description="'..., red cube into the bowl'")
+    order_starts: Words = Field(description="'..., going from your left to your right': a clause of its own")
+    order_owners: Words = Field(description="'from your left', 'from the right'")
+    also: Words = Field(description="end a clause repeating an earlier one ('... and the blue cube too')")
+    remark_speakers: Words = Field(description="the speaker of a remark ('..., i m walking the site')")
+    remark_wishes: Words = Field(description="a remark with one is a wish, and asks")
+    remark_verbs: Words = Field(description="verbs after the speaker that make a remark")
+    remark_wants: Words = Field(description="'i want to see whether ...'")
+    remark_checks: Words = Field(description="'i want to see whether ...'")
+    remark_ifs: Words = Field(description="'... whether', '... if'")
+    remark_subjects: Words = Field(description="'only if that s ok'")
+    remark_allowances: Words = Field(description="'..., only if it s not too much trouble'")
+    remark_modals: Words = Field(description="'..., the floor might still be wet'")
+    repeat_verbs: Words = Field(description="'do that twice', 'repeat it'")
+    repeat_objects: Words = Field(description="what a repeat verb repeats ('do that', 'the same thing')")
+    again: Words = Field(description="'do that again': once more")
+
+
+class ClauseFormWords(_WordLists):
+    """Words one clause's forms are read by (``clause_forms``)."""
+
+    articles: Words = Field(description="an article before one of ``pronouns`` still leaves a pronoun")
+    pronouns: Words = Field(description="stand for an object named before ('top': 'then put the green one on top')")
+    in_words: Words = Field(description="relations that mean 'in'")
+    neutral_words: Words = Field(description="name a destination, not a relation ('move the cube to the bowl')")
+    put_particles: Words = Field(description="'put it back on the plate'")
+    stack_relations: Words = Field(description="'stack X on top of Y'")
+    pour_relations: Words = Field(description="'pour X into Y'")
+    open_endings: Words = Field(description="add nothing after an open or a close ('open it all the way')")
+    contents: Words = Field(description="'whatever s in the mug': the mug")
+    except_words: Words = Field(description="before the objects a phrase leaves out ('all cubes but the blue one')")
+    amount_prepositions: Words = Field(description="left alone by a removed amount ('by 10 cm to the left')")
+    counted_links: Words = Field(description="'take three photos of the valve'")
+    indefinite_articles: Words = Field(description="'take a photo of'")
+    owners: Words = Field(description="'scan its barcode'")
+    owned_articles: Words = Field(description="'scan the label s barcode'")
+    naming_leads: Words = Field(description="before the name of an amount ('with a clearance of 1 m')")
+    naming_articles: Words = Field(description="'a clearance of', 'its speed of'")
+    bare_naming_leads: Words = Field(description="'with standoff 0.3 m'")
+    going_verbs: Words = Field(description="'go push the block': the going is not a task")
+    not_going_on: Words = Field(description="after a going verb, no verb of their own ('go to', 'go home')")
+    people_links: Words = Field(description="before a skill's person ('wave to the guest')")
+    place_links: Words = Field(description="before the place an act is on ('recharge at your dock')")
+    place_determiners: Words = Field(description="'at your dock', 'to the kitchen'")
+    object_starts: Words = Field(description="start an object phrase after an act verb")
+    verb_prepositions: Words = Field(description="an act verb ending in one takes a bare name ('go to kitchen')")
+    count_links: Words = Field(description="'scan 3 levels of the shelf'")
+    act_relations: Words = Field(description="between what an act is on and a second phrase")
+    particles: Words = Field(description="a verb may drop one ('clear off the table')")
+    tower_build_verbs: Words = Field(description="'build a tower'")
+    tower_nouns: Words = Field(description="'a tower', 'a pile'")
+    tower_links: Words = Field(description="'a tower of the cubes'")
+    tower_verbs: Words = Field(description="'stack the cubes', 'pile them up'")
+    each_other: Words = Field(description="'stack them on top of each other'")
+    tower_articles: Words = Field(description="'into a single tower'")
+    arrange_verbs: Words = Field(description="'arrange the cubes in a tower'")
+    arrange_links: Words = Field(description="'... in a tower', '... as a stack'")
+    tower_ends: Words = Field(description="'with the blue one at the bottom'")
+    base_relations: Words = Field(description="'pile the cubes up on the plate': a base is named")
+    them_all: Words = Field(description="name a tower's objects without a noun ('stack all three')")
+    question_words: Words = Field(description="a placement with no verb never has one before its relation")
+    verbless_starts: Words = Field(description="start a placement with no verb ('the red cube on the plate')")
+    fill_verbs: Words = Field(description="'fill the bowl with the cubes'")
+    piece_nouns: Words = Field(description="a tower's piece said bottom to top ('green cube at the bottom')")
+    ordered_tower_verbs: Words = Field(description="start a tower said bottom to top")
+    bottom_endings: Words = Field(description="'green at the bottom'")
+    top_endings: Words = Field(description="'red on top'")
+    goal_leads: Words = Field(description="'make sure the drawer is open'")
+    goal_verbs: Words = Field(description="'the cube should be in the bowl'")
+    into_it: dict[Literal["in", "on"], list[str]] = Field(description="'put the cube inside': into what came before")
+
+    @field_validator("into_it")
+    @classmethod
+    def _every_relation(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        return _every(("in", "on"), value, "into_it")
+
+
+class TaskGrammarWords(_WordLists):
+    """Words the whole task is read by (``task_grammar``)."""
+
+    holding_words: Words = Field(description="a clause of only amounts and these gives them to the one before")
+    keeping_verbs: Words = Field(description="'stay about 2 m back', 'give up after five minutes'")
+    keeping_words: Words = Field(description="after a keeping verb, more words of a clause of only amounts")
+    if_be: Words = Field(description="'if the drawer is closed', 'if it isn t open'")
+    if_still: Words = Field(description="'if it is still open'")
+    holding: Words = Field(description="'if you ve got something in your hand'")
+    something: Words = Field(description="'if you ve got something'")
+    hand_relations: Words = Field(description="'in your hand'")
+    hand_owners: Words = Field(description="'your hand', 'the gripper'")
+    hands: Words = Field(description="'if your hand is empty'")
+    party_times: Words = Field(description="'tonight we re four'")
+    party_leading_meals: Words = Field(description="'for lunch we re four'")
+    party_meals: Words = Field(description="'we re four for tea'")
+    party_we: Words = Field(description="'we re four', 'there will be six'")
+    party_people: Words = Field(description="'six of us', 'four guests'")
+    there: Words = Field(description="'corridor b, go there': the place just said")
+    order_leads: Words = Field(description="'going from your left to your right'")
+    order_owners: Words = Field(description="'from your left', 'from the nearest'")
+    order_ends: Words = Field(description="'from the left side', 'left most first'")
+    order_links: Words = Field(description="'left to right', 'nearest first'")
+    orders: dict[str, Literal["left_to_right", "right_to_left", "nearest_first", "farthest_first"]] = Field(
+        description="the first end of an order said, with the order it starts"
+    )
+    leave_determiners: Words = Field(description="'leave the blue one where it is'")
+    leave_be: Words = Field(description="'... where it is', '... alone'")
+    not_so: Words = Field(description="after ', so', no consequence ('so that', 'so far')")
+    close_enough_verbs: Words = Field(description="'get close enough to see the seal'")
+    up_close: Words = Field(description="'..., up close'")
+    close_words: Words = Field(description="before a look, ask for it from near by ('a close-up photo')")
+    look_nouns: Words = Field(description="'close-up photo', 'close-up of'")
+    near_phrases: Words = Field(description="after a look, ask for it from near by ('read it up close')")
+    taken_words: Words = Field(description="'taken from up close'")
+    near_words: Words = Field(description="'from near'")
+    about_words: Words = Field(description="'from about half a metre away'")
+    not_a_description: Words = Field(description="after a statement's verb, say what should happen")
+    conditions: Words = Field(description="a clause with one asks something: never only a description")
+    asking_words: Words = Field(description="start a question ('whats the temp')")
+    speakers: Words = Field(description="'i need to see the tag'")
+    purpose_needs: Words = Field(description="'i need to see', 'we want to know'")
+    purpose_musts: Words = Field(description="'i gotta check'")
+    purpose_verbs: Words = Field(description="'... to see', '... to make sure'")
+    is_forms: Words = Field(description="'the drawer is open', 'the cube s on the plate'")
+    is_adverbs: Words = Field(description="'the drawer is already open'")
+    is_places: Words = Field(description="'the cube is on the plate'")
+    do_determiners: Words = Field(description="'then do the hallway': the verb before, on it")
+    elided_articles: Words = Field(description="'..., then the green one': the clause before, on it")
 
 
 class Rephrasing(BaseModel):
@@ -431,6 +621,11 @@ class Lexicon(BaseModel):
     correction_words: CorrectionWords
     not_names: Words = Field(description="words after 'this is' that start no caller's name")
     routing: RoutingWords
+    clause_patterns: ClausePatternWords
+    clause_order: ClauseOrderWords
+    clause_split: ClauseSplitWords
+    clause_forms: ClauseFormWords
+    task_grammar: TaskGrammarWords
 
     @field_validator(
         "fillers",
@@ -577,10 +772,11 @@ class Lexicon(BaseModel):
         return sorted(pairs, key=lambda pair: (-len(pair[0]), pair[0]))
 
 
-def alternatives(words: Iterable[str], *, before: str = "", after: str = "") -> str:
+def alternatives(words: Iterable[str], *, before: str = "", after: str = "", space: str = " ") -> str:
     """A regular expression's alternation of the lexicon's plain phrases, in its order, each between ``before``
-    and ``after`` ("the\\s+|your\\s+"): the lexicon admits no character a pattern reads, so none is escaped."""
-    return "|".join(f"{before}{word}{after}" for word in words)
+    and ``after`` ("the\\s+|your\\s+"), ``space`` between a phrase's words (r"\\s+" where the pattern takes any
+    run of spaces): the lexicon admits no character a pattern reads, so none is escaped."""
+    return "|".join(f"{before}{word.replace(' ', space)}{after}" for word in words)
 
 
 def lexicon_path() -> Path:

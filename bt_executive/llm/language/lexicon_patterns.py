@@ -2,8 +2,9 @@
 
 ``config/lexicon.yaml`` holds the words (verb synonyms, directions, fillers, asides); ``_Compiled``
 turns them into patterns once per lexicon, so that normalising, splitting and reading a clause all match
-the same words. Of the grammar it holds only what the patterns need: the relation words (``_ON``) and the
-order in which one verb's intents are tried (``_ORDER``).
+the same words. Of the grammar it holds only what the patterns need: their shapes, the relation group
+(``on_relation``, its words the lexicon's ``clause_patterns.relations``) and the order in which one verb's
+intents are tried (``_ORDER``).
 """
 
 from __future__ import annotations
@@ -13,9 +14,14 @@ import re
 from functools import cache
 
 from bt_executive.llm.language.intents import IntentAction
-from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
+from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 
-_ON = r"(?P<rel>on top of|onto|on to|on|into|in to|inside of|inside|in|upon|atop|over to|over|to)"
+
+@cache
+def on_relation() -> str:
+    """A placement's relation word as the group ``rel`` ("on top of", "into"; ``clause_patterns.relations``)."""
+    return rf"(?P<rel>{alternatives(load_lexicon().clause_patterns.relations)})"
+
 
 # Intents tried in this order when one verb means several ("move the cube left" is a push).
 _ORDER = (IntentAction.PUSH, IntentAction.STACK, IntentAction.PUT, IntentAction.POUR, IntentAction.PICK)
@@ -25,6 +31,7 @@ class _Compiled:
     """The lexicon turned into the regular expressions the grammar runs (built once per lexicon)."""
 
     def __init__(self, lex: Lexicon) -> None:
+        words = lex.clause_patterns
         self.verbs: dict[str, list[IntentAction]] = {}
         for phrase, intent in lex.verb_phrases():
             self.verbs.setdefault(phrase, []).append(IntentAction(intent))
@@ -40,11 +47,11 @@ class _Compiled:
         self.home = re.compile(r"^(?:" + "|".join(f"(?:{p})" for p in lex.home_phrases) + r")$")
         directions = lex.direction_phrases()
         self.direction_of = dict(directions)
-        alternatives = "|".join(re.escape(p) for p, _ in directions)
+        ways = "|".join(re.escape(p) for p, _ in directions)
         vague = "|".join(_alternatives(lex.vague_amounts))
         self.push = re.compile(
             rf"^(?P<x>.+?)\s+(?:(?:{vague})\s+)?"
-            rf"(?:(?:to|towards|toward)\s+(?:the\s+)?)?(?P<d>{alternatives})(?:\s+(?P<d2>{alternatives}))?"
+            rf"(?:(?:{alternatives(words.towards)})\s+(?:the\s+)?)?(?P<d>{ways})(?:\s+(?P<d2>{ways}))?"
             rf"(?:\s+(?:{vague}))?$"
         )
         self.lexicon = lex
@@ -54,19 +61,19 @@ class _Compiled:
         self.unsupported = re.compile(rf"(?:^|\s)(?:{relations})(?:\s|$)")
         # "put the red cube in the bowl and the blue cube on the plate": the verb serves both halves.
         self.gapped = re.compile(
-            r"^(?P<v>" + "|".join(re.escape(p) for p in self.verbs) + r")\s+(?P<a>.+?\s+" + _ON + r"\s+.+?)"
-            r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
-            r"(?P<b>(?:the|a|an)\s+.+?\s+(?:on top of|onto|on|into|inside|in|upon)\s+.+)$"
+            r"^(?P<v>"
+            + "|".join(re.escape(p) for p in self.verbs)
+            + r")\s+(?P<a>.+?\s+"
+            + rf"(?P<rel>{alternatives(words.relations)})"
+            + r"\s+.+?)(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+            rf"(?P<b>(?:{alternatives(words.gapped_articles)})\s+.+?\s+(?:{alternatives(words.gapped_relations)})\s+.+)$"
         )
         # "look, the robot will ..." drops its "look"; "look at the gauge" keeps it: no prefix before "at"
         self.prefix = re.compile(r"^(?:(?:" + "|".join(_alternatives(lex.filler_prefixes)) + r")(?:\s*,)?\s+(?!at\b))+")
         self.suffix = re.compile(r"(?:[\s,]+(?:" + "|".join(_alternatives(lex.filler_suffixes)) + r"))+$")
         # "like a drum" is an aside, "i d like a photo" a wish: no aside right after a wishing word
-        self.aside = re.compile(
-            r"(?:^|(?<!\bi d)(?<!\bid)(?<!\bwould)(?<!\bshould)\s)(?:"
-            + "|".join(_alternatives(lex.asides))
-            + r")(?:\s.*)?$"
-        )
+        not_after = "".join(rf"(?<!\b{w})" for w in words.wishing_words)  # a look-behind has one width
+        self.aside = re.compile(rf"(?:^|{not_after}\s)(?:" + "|".join(_alternatives(lex.asides)) + r")(?:\s.*)?$")
         self.adverbs = re.compile(r"(?:^|\s)(?:" + "|".join(_alternatives(lex.adverbs)) + r")(?=\s|,|$)")
 
     @functools.cached_property
@@ -93,13 +100,17 @@ class _Compiled:
         """A comma before a statement that follows a request ("close the drawer, the camera cable keeps catching
         on it", "..., it only swings inwards", "..., bub s asleep"): the statement is a clause of its own."""
         adverbs = "|".join(_alternatives(self.lexicon.statement_adverbs))
-        owned = "|".join(_alternatives([d for d in self.lexicon.determiners if d not in ("a", "an", "some", "any")]))
+        words = self.lexicon.clause_patterns
+        indefinite = set(words.indefinite_determiners)
+        owned = "|".join(_alternatives([d for d in self.lexicon.determiners if d not in indefinite]))
         said = (
             rf"(?:{owned})\s+[a-z]+(?:\s+[a-z]+){{0,2}}\s+{self.statement_verb}"
-            rf"|(?:it|he|she|they)\s+(?:(?:{adverbs})\s+)?(?:{self.statement_verb}|[a-z]{{2,}}(?:s|ed))"
-            r"|[a-z]+(?:\s+[a-z]+)?\s+(?:s|is|are|was)"
+            rf"|(?:{alternatives(words.pronoun_subjects)})\s+(?:(?:{adverbs})\s+)?"
+            rf"(?:{self.statement_verb}|[a-z]{{2,}}(?:s|ed))"
+            rf"|[a-z]+(?:\s+[a-z]+)?\s+(?:{alternatives(words.be_forms)})"
         )
-        return re.compile(rf",\s+(?=(?:{said})\s+(?!to\b|going\b|gonna\b|supposed\b)[a-z])")
+        not_described = alternatives(words.not_described, after=r"\b")
+        return re.compile(rf",\s+(?=(?:{said})\s+(?!{not_described})[a-z])")
 
     @functools.cached_property
     def statement(self) -> re.Pattern[str]:
@@ -107,16 +118,15 @@ class _Compiled:
         adverbs = "|".join(_alternatives(self.lexicon.statement_adverbs))
         return re.compile(
             rf"^(?:(?P<x>.+?)\s+{self.statement_verb}"
-            rf"|(?P<p>it|he|she|they)\s+(?:(?:{adverbs})\s+)?[a-z]{{2,}}(?:s|ed))(?:\s+(?P<rest>.*))?$"
+            rf"|(?P<p>{alternatives(self.lexicon.clause_patterns.pronoun_subjects)})\s+(?:(?:{adverbs})\s+)?[a-z]{{2,}}(?:s|ed))(?:\s+(?P<rest>.*))?$"
         )
 
     @functools.cached_property
     def dash_break(self) -> re.Pattern[str]:
         """A dash before a correction, a statement or a verb: a clause break ("follow me - stay 2 m back")."""
-        said = ["no", "sorry", "wait", "i mean", "or rather", "i", "i ve", "i m", "i d", "it s", "its", "that s"]
-        said += ["thats", "they re", "we re", "you ll", "you re", "stay", "keep", *self.verb_starts]
-        alternatives = "|".join(sorted(re.escape(w) for w in said))
-        return re.compile(rf"\s*(?:\s[-–]+|—+)\s*(?=(?:{alternatives})\b)")
+        said = [*self.lexicon.clause_patterns.dash_breaks, *self.verb_starts]
+        breaks = "|".join(sorted(re.escape(w) for w in said))
+        return re.compile(rf"\s*(?:\s[-–]+|—+)\s*(?=(?:{breaks})\b)")
 
     @functools.lru_cache(maxsize=16)  # noqa: B019 - one _Compiled per lexicon, and few skill sets
     def separator_with(self, skill_verbs: frozenset[str]) -> re.Pattern[str]:
@@ -127,11 +137,15 @@ class _Compiled:
         # A comma before politeness starts a clause ("..., please open it"), but not one before an article or
         # a pronoun that politeness may start with ("the robot will", "it will"): "..., the blue one on the plate".
         fillers = {w.split()[0] for w in self.lexicon.filler_prefixes} - set(self.lexicon.determiners)
-        fillers -= {"it", "you", "we", "i", "they", "he", "she", "see", "look", "after", "everyone", "folks"}
+        fillers -= set(self.lexicon.clause_patterns.not_leads)
         leads = "|".join(sorted({re.escape(w) for w in fillers} | set(verbs.split("|"))))
+        space = r"\s+"
+        afterwards = alternatives(
+            self.lexicon.clause_patterns.afterwards, before=rf"{space}(?:and{space})?", after=space, space=space
+        )
         return re.compile(
             rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?(?=(?:{leads})\b)|\s+and\s+then\s+|\s+then\s+"
-            rf"|\s+(?:and\s+)?after\s+that\s+|\s+(?:and\s+)?afterwards\s+|\s+and\s+(?:after\s+)?(?=(?:{verbs})\b)"
+            rf"|{afterwards}|\s+and\s+(?:after\s+)?(?=(?:{verbs})\b)"
             rf"|,?\s+but\s+(?=(?:{verbs})\b))\s*"
         )
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from functools import cache
 from typing import NamedTuple
 
 from bt_executive.llm.language.clause_forms import (
-    _ARTICLE,
     _count_word,
     _leads,
     _named_amounts,
@@ -37,12 +37,13 @@ from bt_executive.llm.language.clause_forms import (
     other_splits,
     parse_clause,
     rephrased,
+    without_article,
 )
 from bt_executive.llm.language.clause_order import reorder_clauses
 from bt_executive.llm.language.clause_split import (
-    _ALSO,
-    _REMARK,
+    also,
     infinitive_first,
+    is_remark,
     normalise_task,
     split_clauses,
     ungap,
@@ -56,7 +57,7 @@ from bt_executive.llm.language.intents import (
     IntentAction,
     TaskNotUnderstood,
 )
-from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.lexicon_patterns import _compiled
 from bt_executive.llm.language.quantities import COUNT, NUMBER_WORDS, Quantity, find_quantities, unit_said
 
@@ -81,14 +82,101 @@ __all__ = [
     "ungap",
 ]
 
-_HOLDING_WORDS = frozenset(
-    {"hold", "stay", "stop", "keep", "at", "with", "and", "a", "an", "the", "all", "of", "its", "it", "on"}
-)
-_KEEPING = re.compile(r"^(?:stay|keep|remain|hold|give up|stop|quit)\b")
-_KEEPING_WORDS = frozenset(
-    {"back", "behind", "away", "about", "around", "roughly", "approximately", "from", "me", "us", "give", "up"}
-    | {"after", "quit", "ok", "okay", "or", "so", "of", "distance", "a", "max", "maximum", "at", "most"}
-)
+_S = r"\s+"
+"""Between the words of a phrase where the pattern takes any run of spaces."""
+
+
+class _Patterns:
+    """The lexicon's ``task_grammar`` words as compiled patterns and sets (the rules' shapes are here)."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        words = lexicon.task_grammar
+        self.holding_words = frozenset(words.holding_words)
+        self.keeping = re.compile(rf"^(?:{alternatives(words.keeping_verbs)})\b")
+        self.keeping_words = frozenset(words.keeping_words)
+        states = alternatives([*lexicon.states["open"], *lexicon.states["closed"], "empty"])
+        self.if_state = re.compile(
+            rf"^if\s+(?P<x>.+?)\s+(?:{alternatives(words.if_be)})(?P<neg>\s+not|(?<=n t))?"
+            rf"\s+(?:{alternatives(words.if_still, after=_S)})?(?P<state>{states})$"
+        )
+        hands = alternatives(words.hands)
+        self.if_holding = re.compile(
+            rf"^if\s+(?:{alternatives(words.holding, space=_S)})\s+(?:{alternatives(words.something, space=_S)})"
+            rf"(?:\s+(?:{alternatives(words.hand_relations)})\s+(?:{alternatives(words.hand_owners)})\s+(?:{hands}))?$"
+        )
+        self.hand = re.compile(rf"^(?:{alternatives(words.hand_owners)})\s+(?:{hands})$")
+        # the state a word says: "opened" is open, "shut" closed
+        self.state_of = {word: state for state, said in lexicon.states.items() for word in said}
+        times = alternatives(words.party_times)
+        # A statement of how many people there are ("we re four for lunch", "there will be 6 of us").
+        self.party = re.compile(
+            rf"^(?:(?:{times}|for (?:{alternatives(words.party_leading_meals)}))\s+)?"
+            rf"(?:{alternatives(words.party_we, space=_S)})"
+            rf"\s+(?P<n>\S+)(?:\s+(?:{alternatives(words.party_people)}))?"
+            rf"(?:\s+(?:for|at)\s+(?:{alternatives(words.party_meals)}))?"
+            rf"(?:\s+(?:{times}))?$"
+        )
+        self.there = frozenset(words.there)
+        ends = alternatives(words.orders)
+        owners = alternatives(words.order_owners, after=_S)
+        self.order_said = re.compile(
+            rf"^(?:(?:{alternatives(words.order_leads)})\s+)?(?:from\s+)?(?:{owners})?"
+            rf"(?P<first>{ends})(?:\s+one)?(?:\s+(?:{alternatives(words.order_ends)}))?\s+"
+            rf"(?:{alternatives(words.order_links)})(?:\s+(?:{owners})?(?:{ends}))?$"
+        )
+        # The order its first end names: "from the left to the right" starts at the left.
+        self.orders = dict(words.orders)
+        self.leave_be = re.compile(
+            rf"^(?:and\s+)?leave\s+(?:{alternatives(words.leave_determiners)})\s+.+?\s+"
+            rf"(?:{alternatives(words.leave_be, space=_S)})$"
+        )
+        splitting = lexicon.clause_split
+        self.do_again = re.compile(
+            rf"^(?:{alternatives(splitting.repeat_verbs)})\s+(?:{alternatives(splitting.repeat_objects, space=_S)})"
+            r"(?:\s+(?P<rest>.+))?$"
+        )
+        self.again = frozenset(splitting.again)
+        not_so = alternatives(words.not_so, after=r"\b")
+        self.so = re.compile(rf",\s+so\s+(?!{not_so})(?=\S)")
+        # A clause that says how near to do what came before ("..., close enough to see the seal").
+        self.close_enough = re.compile(
+            rf"^(?:{alternatives(words.close_enough_verbs, after=_S)})?(?:up\s+)?close enough\b.*$"
+            rf"|^(?:from\s+)?(?:{alternatives(words.up_close)})$"
+        )
+        # Words that ask for a look from near by ("a close-up photo of", "read it from up close"): approach first.
+        taken = alternatives(words.taken_words, after=_S)
+        self.closeness = re.compile(
+            rf"\b(?:{alternatives(words.close_words)})(?=\s+(?:{alternatives(words.look_nouns)})\b)"
+            rf"|\s+(?:{taken})?(?:from\s+)?(?:{alternatives(words.near_phrases)})$"
+            rf"|\s+(?:{taken})?from\s+(?:{alternatives(words.near_words)})$"
+        )
+        # A look from a stated distance ("from half a metre away"): approach to that distance first.
+        self.from_away = re.compile(
+            rf"\s+from\s+(?:{alternatives(words.about_words, after=_S)})?(?P<amount>\S+(?:\s+\S+){{0,2}}?)\s+away$"
+        )
+        # What after a statement verb says what should happen ("the cube is to go in the bowl"): not described.
+        self.not_a_description = frozenset(words.not_a_description)
+        self.conditions = frozenset(words.conditions)
+        # A clause that asks a question ("whats the temp on the thermometer").
+        self.asked = re.compile(rf"^(?:{alternatives(words.asking_words)})\b")
+        # The speaker's own purpose after a request ("..., i need to see the inspection tag"): why, not what.
+        speakers = alternatives(words.speakers)
+        self.own_purpose = re.compile(
+            rf"^(?:(?:{speakers})\s+(?:just\s+)?(?:{alternatives(words.purpose_needs)})\s+to"
+            rf"|(?:{speakers})\s+(?:{alternatives(words.purpose_musts)}))\s+(?:{alternatives(words.purpose_verbs)})\b"
+        )
+        self.is_ = re.compile(
+            rf"^(?P<x>.+?)\s+(?:{alternatives(words.is_forms)})\s+(?:{alternatives(words.is_adverbs, after=_S)})?"
+            rf"(?:{alternatives([*lexicon.states['open'], *lexicon.states['closed'], *words.is_places])})\b"
+        )
+        also_said = also()
+        self.elided = re.compile(rf"^(?P<x>(?:{alternatives(words.elided_articles)})\s+.+?)(?:\s+{also_said})?$")
+        self.do_too = re.compile(rf"^do\s+(?P<x>(?:{alternatives(words.do_determiners)})\s+.+)$")
+
+
+@cache
+def _patterns() -> _Patterns:
+    return _Patterns(load_lexicon())
 
 
 def _amounts_only(clause: str) -> tuple[Quantity, ...]:
@@ -97,36 +185,28 @@ def _amounts_only(clause: str) -> tuple[Quantity, ...]:
     if not amounts:
         return ()
     named, bare = _named_amounts(clause, amounts)
-    rest = set(_without_amount_frames(bare, named).split()) - _HOLDING_WORDS
-    if _KEEPING.match(clause):  # "stay about 2 m back", "give up after five minutes": how far, how long
-        rest -= _KEEPING_WORDS
+    patterns = _patterns()
+    rest = set(_without_amount_frames(bare, named).split()) - patterns.holding_words
+    if patterns.keeping.match(clause):  # "stay about 2 m back", "give up after five minutes": how far, how long
+        rest -= patterns.keeping_words
     rest -= {word for amount in named if amount.named for word in amount.named.split()}
     return tuple(named) if not rest else ()
 
 
-_IF_STATE = re.compile(
-    r"^if\s+(?P<x>.+?)\s+(?:is|s|are|re|isn t|aren t)(?P<neg>\s+not|(?<=n t))?\s+(?:still\s+)?"
-    r"(?P<state>open|opened|closed|shut|empty)$"
-)
-_IF_HOLDING = re.compile(
-    r"^if\s+(?:you\s+(?:ve\s+got|have\s+got|have|got|re\s+holding|are\s+holding|re\s+carrying|are\s+carrying|hold)"
-    r"|there\s+s|there\s+is)\s+(?:something|anything|an\s+object|stuff)"
-    r"(?:\s+(?:in|on)\s+(?:your|the)\s+(?:hand|hands|gripper|fingers))?$"
-)
-_HAND = re.compile(r"^(?:your|the)\s+(?:hand|hands|gripper|fingers)$")
 _OPPOSITE = {"open": "closed", "closed": "open", "holding": "empty", "empty": "holding"}
 
 
 def _condition(clause: str) -> Condition | None:
     """ "if the drawer is closed", "if you ve got something in your hand": a condition on the world's state."""
-    if _IF_HOLDING.match(clause):
+    patterns = _patterns()
+    if patterns.if_holding.match(clause):
         return Condition(subject=None, state="holding", clause=clause)
-    found = _IF_STATE.match(clause)
+    found = patterns.if_state.match(clause)
     if found is None:
         return None
-    state = {"opened": "open", "shut": "closed"}.get(found["state"], found["state"])
+    state = patterns.state_of.get(found["state"], found["state"])
     subject: str | None = found["x"]
-    if _HAND.match(found["x"]):
+    if patterns.hand.match(found["x"]):
         if state != "empty":
             return None
         subject = None  # "if your hand is empty"
@@ -137,25 +217,13 @@ def _condition(clause: str) -> Condition | None:
     return Condition(subject=subject, state=state, clause=clause)
 
 
-_PARTY = re.compile(
-    r"^(?:(?:tonight|today|tomorrow|for (?:lunch|dinner|breakfast))\s+)?"
-    r"(?:we\s+(?:re|are|will be|ll be)|there\s+(?:are|will be|ll be))"
-    r"\s+(?P<n>\S+)(?:\s+(?:of us|people|persons|guests))?(?:\s+(?:for|at)\s+(?:lunch|dinner|breakfast|tea|supper))?"
-    r"(?:\s+(?:tonight|today|tomorrow))?$"
-)
-"""A statement of how many people there are ("we re four for lunch", "there will be 6 of us")."""
-
-
 def _party(clause: str) -> Quantity | None:
     """How many people a statement says there are, as a count, if it says so."""
-    found = _PARTY.match(clause)
+    found = _patterns().party.match(clause)
     value = _count_word(found["n"]) if found is not None else None
     if found is None or value is None:
         return None
     return Quantity(value=value, unit=COUNT, kind=COUNT, span=found.span("n"), text=f"{found['n']} people")
-
-
-_THERE = frozenset({"there", "over there", "in there", "out there"})
 
 
 def _object_of(clause: str) -> str | None:
@@ -168,7 +236,7 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     """Parse a task into intents; TaskNotUnderstood (listing the grammar) if any clause is outside it.
 
     ``skill_phrases``: the verb phrases the robot's manifests add (``language.phrases``)."""
-    grammar = _compiled()
+    grammar, patterns = _compiled(), _patterns()
     text = reorder_clauses(grammar.prefix.sub("", normalise_task(task) + " ").strip(), _object_of)
     if (ordered := ordered_tower(text)) is not None:
         return (ordered,)
@@ -179,7 +247,7 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     parts = _parts(clauses, skill_phrases)
     # "the rug sheds all the time, so please vacuum the living room": what comes before ", so" says why;
     # a clause of it that asks nothing is read as a description, not refused
-    consequence = _SO.search(text)
+    consequence = patterns.so.search(text)
     why = len(_parts(split_clauses(text[: consequence.start()], skill_phrases), skill_phrases)) if consequence else 0
     leads = _leads(skill_phrases)
     topic: _Topic | None = None  # what "it" means after "the bin is full, ..." or "fridge, ..."
@@ -187,9 +255,10 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     counted: Quantity | None = None  # how many people a statement said there are, for the next request
     described = False
     for number, clause in enumerate(parts):
-        near = _CLOSENESS.sub("", clause).strip()  # "take a close-up photo of the pump": approach it first
+        near = patterns.closeness.sub("", clause).strip()  # "take a close-up photo of the pump": approach it first
         standoff: tuple[Quantity, ...] = ()
-        if (away := _FROM_AWAY.search(near)) is not None and (standoff := tuple(find_quantities(away["amount"]))):
+        away = patterns.from_away.search(near)
+        if away is not None and (standoff := tuple(find_quantities(away["amount"]))):
             near = near[: away.start()]  # "photograph the thermometer from half a metre away": from there
         close, clause = (near != clause), " ".join(near.split())
         intent = parse_clause(clause, skill_phrases)
@@ -200,26 +269,26 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             if said.subject is not None:
                 topic = _Topic(said.subject, needed=False)  # what "it" means in that clause
             continue
-        if intents and _KEEPING.match(clause) and (kept := _amounts_only(clause)):
+        if intents and patterns.keeping.match(clause) and (kept := _amounts_only(clause)):
             # "follow me, keep about two metres back and give up after five minutes": more of the clause before
             intents[-1] = intents[-1].model_copy(update={"quantities": (*intents[-1].quantities, *kept)})
             continue
-        if intents and _CLOSE_ENOUGH.match(clause) and intents[-1].object is not None:
+        if intents and patterns.close_enough.match(clause) and intents[-1].object is not None:
             # "get me a shot of pump two, close enough to see the seal": from near by, so approach it first
             approach = Intent(action=IntentAction.ACT, clause=clause, verb="approach", object=intents[-1].object)
             if len(intents) < 2 or (intents[-2].verb, intents[-2].object) != ("approach", approach.object):
                 intents.insert(len(intents) - 1, approach)
             continue
-        if intents and _OWN_PURPOSE.match(clause):
+        if intents and patterns.own_purpose.match(clause):
             described = True  # "..., i need to see the inspection tag": why it was asked, after the request
             continue
-        if intent is None and intents and _REMARK.match(clause):
+        if intent is None and intents and is_remark(clause):
             described = True  # "..., i m walking the site": the speaker about themself, after what they asked
             continue
         if intents and (order := _order_said(clause)) is not None:
             intents[-1] = intents[-1].model_copy(update={"order": order})  # "..., going from left to right"
             continue
-        if _LEAVE_BE.match(clause):
+        if patterns.leave_be.match(clause):
             continue  # "leave the blue one where it is": nothing to do for it
         if intents and (unit := unit_said(clause)) and not unit[0] and intents[-1].object is not None:
             last = intents[-1]  # "read the red gauge there, in bar": the unit of the clause before
@@ -266,12 +335,12 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
         if intent is None:
             raise TaskNotUnderstood(task, clause)
         if topic is not None:
-            if intent.object in _THERE:  # "corridor b, go there": the place just said
+            if intent.object in patterns.there:  # "corridor b, go there": the place just said
                 intent = intent.model_copy(update={"object": topic.phrase})
             elif (
                 topic.needed
                 and intent.object is not None
-                and _ARTICLE.sub("", intent.object) == _ARTICLE.sub("", topic.phrase)
+                and without_article(intent.object) == without_article(topic.phrase)
             ):
                 pass  # "the hallway, go to the hallway": the topic, named again
             elif intent.object is None and not intent.bare and intent.action is not IntentAction.HOME:
@@ -304,55 +373,29 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     return tuple(intents)
 
 
-_ORDER_SAID = re.compile(
-    r"^(?:(?:going|working|moving|starting|go|work|move|start|one by one|in order|in turn)\s+)?(?:from\s+)?"
-    r"(?:your\s+|the\s+)?"
-    r"(?P<first>left|right|nearest|closest|farthest|furthest)(?:\s+one)?(?:\s+(?:most|side))?\s+"
-    r"(?:to|first|then)(?:\s+(?:your\s+|the\s+)?(?:left|right|farthest|furthest|nearest|closest))?$"
-)
-_ORDERS = {
-    "left": "left_to_right",
-    "right": "right_to_left",
-    "nearest": "nearest_first",
-    "closest": "nearest_first",
-    "farthest": "farthest_first",
-    "furthest": "farthest_first",
-}
-"""The order its first end names: "from the left to the right" starts at the left."""
-_LEAVE_BE = re.compile(
-    r"^(?:and\s+)?leave\s+(?:the|that|this|those|these|my)\s+.+?\s+"
-    r"(?:where\s+(?:it|they)\s+(?:is|are|s|re)|alone|as\s+(?:it|they)\s+(?:is|are)|be|in place)$"
-)
-
-
 def _order_said(clause: str) -> str | None:
     """The order a clause of only an ordering asks for ("going from your left to your right"), if it is one."""
-    found = _ORDER_SAID.match(clause)
+    patterns = _patterns()
+    found = patterns.order_said.match(clause)
     if found is None:
         return None
-    return _ORDERS[found.group("first")]
-
-
-_DO_AGAIN = re.compile(r"^(?:do|repeat)\s+(?:that|it|this|the same(?:\s+thing)?)(?:\s+(?P<rest>.+))?$")
+    return patterns.orders[found.group("first")]
 
 
 def _repeat_total(clause: str) -> int:
     """How many times in all a clause asks for the one before to be done ("do that twice": 2, "repeat it 3
     more times": 4, "do that again": 2); 0 when it does not ask that."""
-    found = _DO_AGAIN.match(clause)
+    found = _patterns().do_again.match(clause)
     if found is None or found.group("rest") is None:
         return 0
     rest = found.group("rest")
-    if rest in ("again", "once more", "one more time", "once again"):
+    if rest in _patterns().again:
         return 2
     counts = [q for q in find_quantities(re.sub(r"\s*\bmore\b", "", rest)) if q.unit == COUNT]
     if len(counts) != 1 or counts[0].value != int(counts[0].value) or counts[0].value < 1:
         return 0
     said = int(counts[0].value)
     return said + 1 if re.search(r"\bmore\b", rest) else said
-
-
-_SO = re.compile(r",\s+so\s+(?!that\b|as\b|far\b|much\b|many\b|long\b)(?=\S)")
 
 
 def _parts(clauses: list[str], skill_phrases: Collection[str]) -> list[str]:
@@ -362,9 +405,6 @@ def _parts(clauses: list[str], skill_phrases: Collection[str]) -> list[str]:
     empty = {*lexicon.empty_clauses, *lexicon.filler_suffixes}  # ", if it isn't too much bother"
     return [part for part in parts if part not in empty] or parts
 
-
-_CLOSE_ENOUGH = re.compile(r"^(?:get\s+|go\s+|come\s+)?(?:up\s+)?close enough\b.*$|^(?:from\s+)?(?:up close|close up)$")
-"""A clause that says how near to do what came before ("..., close enough to see the seal")."""
 
 _PURPOSE = re.compile(r"\s+(?:in order\s+)?to\s+(?=\S)")
 
@@ -401,13 +441,9 @@ def _whole_of(phrase: str | None) -> str | None:
     return " ".join(words[:-1])
 
 
-_ELIDED = re.compile(rf"^(?P<x>(?:the|a|an)\s+.+?)(?:\s+{_ALSO})?$")
 _ELIDED_NAME = re.compile(r"^(?P<x>[a-z]*\d[a-z0-9_]*|[a-z]+_[a-z0-9_]+)$")
 _ELIDED_PLAIN = re.compile(r"^(?P<x>[a-z]+(?: [a-z0-9]+)?)$")
 """A name with a digit or an underscore ("p7", "pump_2"): never a verb."""
-
-
-_DO_TOO = re.compile(r"^do\s+(?P<x>(?:the|those|these|my|your|our)\s+.+)$")
 
 
 def _elided(clause: str, previous: Intent | None, leads: Collection[str] = ()) -> Intent | None:
@@ -416,13 +452,14 @@ def _elided(clause: str, previous: Intent | None, leads: Collection[str] = ()) -
     then p7")."""
     if previous is not None and previous.direction is not None and (again := _other_way(clause, previous)):
         return again
-    done = _DO_TOO.match(clause)
+    done = _patterns().do_too.match(clause)
     if done is not None and previous is not None and previous.object is not None and not find_quantities(clause):
         # "hoover the living room on max, then do the hallway on eco": the verb before, on what "do" names
         return previous.model_copy(
             update={"object": object_phrase(done.group("x")), "clause": clause, "quantities": ()}
         )
-    match = _ELIDED.match(clause) if not _compiled().statement.match(clause) else None  # "the cable keeps ..."
+    statement = _compiled().statement.match(clause)  # "the cable keeps ...": no bare object phrase
+    match = _patterns().elided.match(clause) if not statement else None
     if match is None and previous is not None and previous.action is IntentAction.ACT:
         match = _short_name(clause, leads)  # "go to the kitchen then hallway": the act again, on it
     if match is None or previous is None or previous.object is None or previous.action is IntentAction.HOME:
@@ -481,38 +518,16 @@ def merge_pick(first: Intent, second: Intent) -> Intent | None:
     return second.model_copy(update={"object": first.object, "clause": f"{first.clause}, {second.clause}"})
 
 
-_CLOSENESS = re.compile(
-    r"\b(?:closeup|close-up|close up|close-range|close range|tight|detail|detailed|close)"
-    r"(?=\s+(?:photo|photos|photograph|photographs|picture|pictures|pic|shot|image|snapshot|view|look|inspection|"
-    r"reading|of)\b)"
-    r"|\s+(?:taken\s+|shot\s+|read\s+)?(?:from\s+)?(?:up close|very close|really close|close by|very near|up near)$"
-    r"|\s+(?:taken\s+|shot\s+|read\s+)?from\s+(?:close|near)$"
-)
-"""Words that ask for a look from near by ("a close-up photo of", "read it from up close"): approach first."""
-
-
-_FROM_AWAY = re.compile(r"\s+from\s+(?:about\s+|around\s+)?(?P<amount>\S+(?:\s+\S+){0,2}?)\s+away$")
-"""A look from a stated distance ("from half a metre away"): approach to that distance first."""
-
-_NOT_A_DESCRIPTION = frozenset({"to", "going", "gonna", "supposed", "meant", "next", "about", "not"})
-"""What after a statement verb says what should happen ("the cube is to go in the bowl"): not described."""
-_CONDITION = frozenset({"when", "if", "until", "while", "unless", "before", "after", "whether", "once", "as"})
-
-
 class _Topic(NamedTuple):
     phrase: str
     needed: bool  # a wish or a bare noun phrase: the next clause must use it, or the task is not understood
-
-
-_ASKED = re.compile(r"^(?:what|whats|what s|how|which|where)\b")
-"""A clause that asks a question ("whats the temp on the thermometer")."""
 
 
 def _restates(before: Intent, intent: Intent, asked: str) -> bool:
     """Whether ``intent`` ("can you read it") only asks again what the question before it asked ("whats the
     temp on the thermometer"): the same verb on "it", with nothing more said."""
     return (
-        _ASKED.match(asked) is not None
+        _patterns().asked.match(asked) is not None
         and intent.verb == before.verb
         and intent.action is before.action
         and intent.object is None
@@ -531,21 +546,10 @@ def _wished_request(clause: str, skill_phrases: Collection[str]) -> Intent | Non
     return None
 
 
-_OWN_PURPOSE = re.compile(
-    r"^(?:(?:i|we)\s+(?:just\s+)?(?:want|wanted|need|needed|have|got|ve got)\s+to"
-    r"|(?:i|we)\s+(?:wanna|gotta|have to|must))\s+(?:see|know|check|read|find out|make sure|look at|show)\b"
-)
-"""The speaker's own purpose after a request ("..., i need to see the inspection tag"): why, not what."""
-
-_IS = re.compile(
-    r"^(?P<x>.+?)\s+(?:is|are|s|re)\s+(?:still\s+|already\s+|now\s+)?(?:open|opened|closed|shut|on|in|inside|at)\b"
-)
-
-
 def _says_what_is(clause: str, leads: Collection[str]) -> bool:
     """Whether a clause before others says how the world is ("the red cube is on the plate", "the drawer s
     open"), not what it should be: a description of what the next clause acts on, never a goal to plan."""
-    said = _IS.match(clause)
+    said = _patterns().is_.match(clause)
     return said is not None and clause.split()[0] not in leads and object_phrase(said.group("x")) is not None
 
 
@@ -563,7 +567,7 @@ def _subject(clause: str, leads: Collection[str], *, last: bool) -> _Topic | Non
     on "it" ("..., could you get it", "..., open it"), never alone."""
     lexicon = load_lexicon()
     words = clause.split()
-    if _CONDITION & set(words):
+    if _patterns().conditions & set(words):
         return None
     for presenting in sorted(lexicon.presentatives, key=len, reverse=True):
         if clause.startswith(presenting + " "):  # "there s a draught, ...", "..., there s a cat out there"
@@ -578,7 +582,7 @@ def _subject(clause: str, leads: Collection[str], *, last: bool) -> _Topic | Non
     subject = said and (said.group("x") or said.group("p"))
     if said is not None and subject and len(subject.split()) <= 4 and "," not in (said.group("rest") or ""):
         rest = (said.group("rest") or "").split()
-        return None if rest and rest[0] in _NOT_A_DESCRIPTION else _Topic(subject, needed=False)
+        return None if rest and rest[0] in _patterns().not_a_description else _Topic(subject, needed=False)
     if not last and len(words) <= 6 and not any(w in leads for w in words):
         return _Topic(clause, needed=True)  # "fridge", "the blue mug in the fridge": the topic of what follows
     return None
