@@ -1041,3 +1041,18 @@ def test_a_plural_names_every_object_its_singular_names(
 def test_one_of_a_plural_is_still_one(robots: dict[str, EvalRobot]) -> None:
     steps = _labels(robots["tabletop"], "put one of the cubes on the plate")
     assert (len(steps), steps[-1]) == (2, "place_on(target=plate)")
+
+
+@pytest.mark.parametrize(
+    ("task", "steps"),
+    [
+        # a room named by what stands in it, said with "with"
+        ("go to the room with the thermometer", ["navigate_to(location=corridor_b)"]),
+        # a region named by part of its name, after "in"
+        ("whats the pressure on the gauge in the corridor", ["read_gauge(gauge=p7)"]),
+    ],
+)
+def test_places_named_by_what_is_in_them_or_part_of_their_name(
+    robots: dict[str, EvalRobot], task: str, steps: list[str]
+) -> None:
+    assert _labels(robots["inspection"], task) == steps

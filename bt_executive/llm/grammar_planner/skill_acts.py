@@ -25,6 +25,7 @@ from bt_executive.llm.grammar_planner.skill_choice import (
     fit,
     names_category,
     referent_param,
+    region_holding,
     region_named,
     regions_listed,
     regions_partly_named,
@@ -312,6 +313,12 @@ class SkillActs(Chaining):
         )
         if intent.target is not None and is_choice(intent.target, skills):
             intent = intent.model_copy(update={"target": None})
+        elif (
+            intent.target is not None
+            and intent.joined is not None
+            and region_holding(intent.joined, self.world, load_lexicon())
+        ):
+            intent = intent.model_copy(update={"object": intent.joined, "target": None})  # "the room with the pump"
         elif intent.target is not None and intent.joined is not None and not takes_target:
             intent = intent.model_copy(update={"object": intent.joined, "target": None})
         if intent.object is None:

@@ -557,6 +557,8 @@ def _in_region(
         return None
     words = set(phrase_words(split.group("y"))) - articles() - ignored_words()
     named = [bounds for name, bounds in world.regions.items() if words and set(phrase_words(name)) == words]
+    if not named:  # "the gauge in the corridor": the one region whose name holds the words said
+        named = [bounds for name, bounds in world.regions.items() if words and words < set(phrase_words(name))]
     if len(named) != 1:
         return None
     low, high = named[0]
