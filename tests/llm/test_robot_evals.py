@@ -37,10 +37,9 @@ MIN_TASKS = 60
 MIN_REFUSALS = 12
 PENDING_KINDS = pytest.mark.xfail(
     strict=False,
-    reason="no plan comes back for any must-refuse task (the wrong-plan gate holds that), but three are refused "
-    "with another kind: 'light the candles on the table' and 'go to the room with the oven' as missing_skill (a "
-    "clause the grammar cannot read that names something here), not no_such_object; 'throw the mug in the bin' "
-    "as unsafe (throwing is refused whatever the object), not ambiguous",
+    reason="no plan comes back for any must-refuse task (the wrong-plan gate holds that), but one is refused with "
+    "another kind: 'light the candles on the table' as missing_skill (no skill lights anything), not "
+    "no_such_object (no candles here); both are true, and the grammar reports the verb it cannot serve first",
 )
 
 
