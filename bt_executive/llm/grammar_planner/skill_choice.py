@@ -104,12 +104,19 @@ def affordance_needs(manifest: SkillManifest, param: str) -> frozenset[str]:
     return frozenset(needs)
 
 
-def _canonical(words: Iterable[str], lex: Lexicon) -> set[str]:
-    table = lex.synonyms()
-    found: set[str] = set()
-    for word in words:
-        for part in phrase_words(word):
-            found.update({part, table.get(part, part), part.rstrip("s")})
+def _canonical(words: Iterable[str], lex: Lexicon) -> frozenset[str]:
+    """Each word, its synonym's canonical word and its singular (cached with the lexicon)."""
+    key = tuple(words)
+    found = lex.canonical_words.get(key)
+    if found is None:
+        table = lex.synonym_table
+        found = frozenset(
+            form
+            for word in key
+            for part in phrase_words(word)
+            for form in (part, table.get(part, part), part.rstrip("s"))
+        )
+        lex.canonical_words[key] = found
     return found
 
 

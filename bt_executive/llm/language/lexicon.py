@@ -15,6 +15,7 @@ shape is code, its words are data.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from functools import cache
@@ -706,7 +707,18 @@ class Lexicon(BaseModel):
     # -- derived tables ---------------------------------------------------------------------------
 
     def synonyms(self) -> dict[str, str]:
-        """Single words users say -> the colour or category word world states use."""
+        """Single words users say -> the colour or category word world states use (a copy, the caller's own)."""
+        return dict(self.synonym_table)
+
+    @functools.cached_property
+    def canonical_words(self) -> dict[tuple[str, ...], frozenset[str]]:
+        """Words -> their canonical forms (``skill_choice``'s reading of a manifest's ``objects``), filled as they
+        are asked for and kept with this lexicon: a skill's words are read on every clause that might choose it."""
+        return {}
+
+    @functools.cached_property
+    def synonym_table(self) -> dict[str, str]:
+        """``synonyms``, built once: grounding asks for them for every phrase it reads."""
         table: dict[str, str] = {}
         for canonical, words in (*self.colours.items(), *self.categories.items()):
             for word in words:
@@ -733,11 +745,21 @@ class Lexicon(BaseModel):
 
     def verb_phrases(self) -> list[tuple[str, str]]:
         """(phrase, intent) pairs, longest phrase first, so "pick up" wins over "pick"."""
+        return list(self.sorted_verb_phrases)
+
+    @functools.cached_property
+    def sorted_verb_phrases(self) -> tuple[tuple[str, str], ...]:
+        """``verb_phrases``, built once: the grammar asks for them on every clause."""
         pairs = [(p, i) for i, phrases in self.verbs.items() for p in _phrases(phrases, f"verbs.{i}")]
-        return sorted(pairs, key=lambda pair: (-len(pair[0]), pair[0]))
+        return tuple(sorted(pairs, key=lambda pair: (-len(pair[0]), pair[0])))
 
     def verb_words(self) -> frozenset[str]:
         """The words a command can start with: the first word of every verb, action, home and particle verb phrase."""
+        return self.verb_word_set
+
+    @functools.cached_property
+    def verb_word_set(self) -> frozenset[str]:
+        """``verb_words``, built once: the grammar asks for them on every clause."""
         words = {phrase.split()[0] for phrase, _ in self.verb_phrases()} | {v.split()[0] for v in self.home_verbs}
         words |= {phrase.split()[0] for phrase, _ in self.action_phrases()}
         return frozenset(words | {form.split()[0] for forms in self.particle_verbs.values() for form in forms})
@@ -763,8 +785,13 @@ class Lexicon(BaseModel):
 
     def action_phrases(self) -> list[tuple[str, ActionVerb]]:
         """(phrase, action) pairs, longest phrase first, so "go to" wins over "go"."""
+        return list(self.sorted_action_phrases)
+
+    @functools.cached_property
+    def sorted_action_phrases(self) -> tuple[tuple[str, ActionVerb], ...]:
+        """``action_phrases``, built once."""
         pairs = [(p, verb) for verb, phrases in self.actions.items() for p in phrases]
-        return sorted(pairs, key=lambda pair: (-len(pair[0]), pair[0]))
+        return tuple(sorted(pairs, key=lambda pair: (-len(pair[0]), pair[0])))
 
     def direction_phrases(self) -> list[tuple[str, str]]:
         """(phrase, direction) pairs, longest first."""
