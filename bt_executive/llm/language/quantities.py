@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 from text_to_num import find_numbers  # type: ignore[import-untyped]
 
-from bt_executive.llm.language.lexicon import QuantityWords, alternatives, load_lexicon
+from bt_executive.llm.language.lexicon import QuantityWords as QuantityWords
+from bt_executive.llm.language.lexicon import alternatives, load_lexicon
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
 
 if TYPE_CHECKING:
