@@ -240,6 +240,8 @@ def _held_by_modifier(
     on it or lies in it); "the living room light": after a region's name, what is in that region. Empty when
     no first words name exactly one object or region holding something the rest names."""
     words = [w for w in phrase_words(phrase) if w not in articles()]
+    if not 2 <= len(words) <= 4 or "and" in words:
+        return ()  # a name and a noun, not a list or a sentence: each cut below matches its parts again
     for cut in range(1, len(words)):
         in_place = _in_region(
             f"{' '.join(words[cut:])} in {' '.join(words[:cut])}", world, exclude=exclude, among=among
