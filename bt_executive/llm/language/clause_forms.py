@@ -238,9 +238,9 @@ def _counted_rephrasing(clause: str, skill_phrases: Collection[str]) -> Intent |
     read with the amount in it: amounts are otherwise read apart before any rephrasing, which would leave
     "do loops of corridor b". None when no rephrasing's reading says an amount."""
     reading = rephrased(clause, skill_phrases)
-    if reading is None or not find_quantities(reading) or find_quantities(reading) == find_quantities(clause):
+    amounts = find_quantities(reading) if reading is not None else []
+    if reading is None or not amounts or amounts == find_quantities(clause):
         return None
-    amounts = find_quantities(reading)
     named, bare = _named_amounts(reading, amounts)
     intent = _parse_plain(_without_amount_frames(bare, named).strip(" ,"), skill_phrases)
     return None if intent is None else intent.model_copy(update={"clause": clause, "quantities": tuple(named)})
