@@ -21,9 +21,12 @@ only with ``--local-tasks`` (tasks per tier for local; 0: all, -1: skip,
 the default). ``auto (model, faithful)`` is ``auto`` on the tasks its grammar
 cannot parse, the ones its local model plans (every model plan checked against
 the task, ``llm/model/faithfulness.py``): the same scores, no extra requests.
-With ``--json`` the last line is one JSON object of the figures; its
-``headline`` is the held-out exact rate and wrong count of ``auto (no model)``
-per robot.
+Plan time is its own table: per robot, the warm grammar planner's median and
+90th-percentile milliseconds per plan over the tuned split's grammar tier
+(each task planned five times), and a blank task's refusal, each beside the
+issue's budget (5 ms a plan, 50 ms a blank refusal) as a ratio. With
+``--json`` the last line is one JSON object of the figures; its ``headline``
+is the held-out exact rate and wrong count of ``auto (no model)`` per robot.
 
     .venv/bin/python benchmarks/planner_quality.py [--local-tasks 2] [--json]
 """
@@ -31,7 +34,10 @@ per robot.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import statistics
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,6 +48,7 @@ from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
 from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.plan import Planner, PlannerError
+from bt_executive.skills.world_state import WorldState
 
 GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden"
 ROBOTS = ("tabletop", "home", "inspection")
@@ -52,6 +59,9 @@ MODEL_ROW = "auto (model, faithful)"
 """``auto``'s scores on the tasks only its model plans."""
 
 Figures = dict[str, float | int]
+PLAN_BUDGET_MS = 5.0
+BLANK_BUDGET_MS = 50.0
+REPEATS = 5
 
 
 def _sample(tasks: Sequence[EvalTask], per_tier: int) -> list[EvalTask]:
@@ -84,6 +94,35 @@ def _model_tasks(robot: EvalRobot, tasks: Sequence[EvalTask], scenarios: dict[st
         except PlannerError:
             pass
     return found
+
+
+def _plan_times(robot: EvalRobot) -> Figures:
+    """Warm grammar-planner milliseconds per plan on the tuned grammar tier, and for a blank task."""
+    tuned = robot.split("tuned")
+    if tuned is None:
+        return {}
+    planner = GrammarPlanner(robot.registry)
+    tasks = [(t.task, tuned.scenarios[t.scenario].apply(robot.world)) for t in tuned.tasks if t.tier == "grammar"]
+
+    def timed(task: str, world: WorldState) -> float:
+        start = time.perf_counter()
+        with contextlib.suppress(PlannerError):
+            planner.plan(task, world)
+        return (time.perf_counter() - start) * 1000
+
+    for task, world in tasks:  # warm: the first plans build the lexicon's tables and load pint
+        timed(task, world)
+    plans = sorted(timed(task, world) for task, world in tasks for _ in range(REPEATS))
+    blank = [timed("   ", robot.world) for _ in range(50)]
+    median = statistics.median(plans)
+    return {
+        "plans": len(plans),
+        "median_ms": round(median, 3),
+        "p90_ms": round(plans[int(len(plans) * 0.9)], 3),
+        "median_vs_budget": round(median / PLAN_BUDGET_MS, 3),
+        "blank_median_ms": round(statistics.median(blank), 4),
+        "blank_vs_budget": round(statistics.median(blank) / BLANK_BUDGET_MS, 5),
+    }
 
 
 def _figures(row: TierSummary) -> Figures:
@@ -164,11 +203,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             headline[name] = {"heldout": "absent"}
     print()
+    times = {name: _plan_times(load_robot(GOLDEN / "robots" / name, tuned=TUNED.get(name))) for name in ROBOTS}
+    print(f"{'robot':10s} {'grammar plans':>13s} {'median ms':>10s} {'p90 ms':>8s} {'/5 ms':>6s} {'blank ms':>9s}")
+    for name, t in times.items():
+        if t:
+            print(
+                f"{name:10s} {t['plans']:13d} {t['median_ms']:10.2f} {t['p90_ms']:8.2f} "
+                f"{t['median_vs_budget']:6.2f} {t['blank_median_ms']:9.4f}"
+            )
+    print()
     for name, line in headline.items():
         shown = ", ".join(f"{k} {v}" for k, v in line.items())
         print(f"headline {name}: held-out {shown}")
     if args.json:
-        print(json.dumps({"robots": figures, "headline": headline}, sort_keys=True))
+        print(json.dumps({"robots": figures, "headline": headline, "plan_time": times}, sort_keys=True))
     return 0
 
 

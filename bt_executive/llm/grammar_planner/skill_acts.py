@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterator
 
 from pydantic import JsonValue
 
@@ -40,6 +41,7 @@ from bt_executive.llm.plan import PlannerRefused, RefusalKind
 from bt_executive.skills.call import SkillCall
 from bt_executive.skills.conditions import bind, goal_effects
 from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
+from bt_executive.skills.world_state import WorldState
 
 _FROM_REGION = re.compile(
     rf"^(?P<what>.+?)\s+(?:{alternatives(load_lexicon().place_relations)})\s+(?P<where>(?:the\s+)?\S+(?:\s+\S+)?)$"
@@ -56,6 +58,30 @@ def _names_param(named: str, param: str) -> bool:
     (``clearance``, ``max_duration_s``): its words, without a unit suffix, include every word said."""
     words = set(param.lower().split("_")) - _UNIT_SUFFIXES
     return set(named.split()) <= words
+
+
+class _Fitting(Collection[str]):
+    """The ids of the world's objects some skill fits, each fitted when first asked about: a clause's phrase
+    names one or two objects, and fitting every skill to every object cost a home plan a millisecond."""
+
+    def __init__(self, world: WorldState, skills: list[SkillManifest]) -> None:
+        self._world = world
+        self._skills = skills
+        self._known: dict[str, bool] = {}
+
+    def __contains__(self, item: object) -> bool:
+        if not isinstance(item, str):
+            return False
+        known = self._known.get(item)
+        if known is None:
+            known = self._known[item] = any(fit(m, Referent(item), self._world) for m in self._skills)
+        return known
+
+    def __iter__(self) -> Iterator[str]:
+        return (o.id for o in self._world.objects if o.id in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class SkillActs(Chaining):
@@ -162,7 +188,7 @@ class SkillActs(Chaining):
 
     def referent(self, intent: Intent, skills: list[SkillManifest]) -> Referent | None:
         """What the clause acts on: a region it names, else the object among those some skill fits."""
-        fitting = {o.id for o in self.world.objects if any(fit(m, Referent(o.id), self.world) for m in skills)}
+        fitting = _Fitting(self.world, skills)
         if intent.object is not None and self.names_a_person(intent.object, skills):
             return None  # "follow me": the skill's person, its default
         if intent.object is not None and self.implied(intent.object, skills):

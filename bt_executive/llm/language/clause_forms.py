@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from bt_executive.llm.language.clause_split import also, infinitive_first
@@ -350,6 +350,11 @@ def rephrased(clause: str, skill_phrases: Collection[str] = ()) -> str | None:
 
 def _leads(skill_phrases: Collection[str]) -> frozenset[str]:
     """The words a request starts with: the lexicon's verbs and the first words of the skills' phrases."""
+    return _leads_of(frozenset(skill_phrases))
+
+
+@lru_cache(maxsize=64)
+def _leads_of(skill_phrases: frozenset[str]) -> frozenset[str]:
     return load_lexicon().verb_words() | {p.split()[0] for p in skill_phrases}
 
 
@@ -406,14 +411,24 @@ def find_numbers_in(word: str) -> bool:
 def _modified_phrase(clause: str, skill_phrases: Collection[str]) -> tuple[str, str] | None:
     """ "set the kitchen table for four" by a skill's phrase "set the table": (the phrase, what follows its
     verb: "the kitchen table for four"), when the clause names the phrase's noun with words before it."""
-    for phrase in sorted(skill_phrases, key=len, reverse=True):
-        said = re.fullmatch(r"(?P<v>.+?) the (?P<n>[a-z]+)", phrase)
-        if said is None:
-            continue
-        found = re.match(rf"^{re.escape(said['v'])}\s+(?P<rest>the\s+(?:[a-z_]+\s+){{1,2}}{said['n']}\b.*)$", clause)
+    for phrase, modified in _modifiable(frozenset(skill_phrases)):
+        found = modified.match(clause)
         if found is not None:
             return phrase, found["rest"]
     return None
+
+
+@lru_cache(maxsize=64)
+def _modifiable(skill_phrases: frozenset[str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The skill phrases of the form "<verb> the <noun>", longest first, each with the pattern of a clause that
+    names its noun with one or two words before it."""
+    found = []
+    for phrase in sorted(skill_phrases, key=lambda p: (-len(p), p)):
+        said = re.fullmatch(r"(?P<v>.+?) the (?P<n>[a-z]+)", phrase)
+        if said is not None:
+            rest = rf"(?P<rest>the\s+(?:[a-z_]+\s+){{1,2}}{said['n']}\b.*)"
+            found.append((phrase, re.compile(rf"^{re.escape(said['v'])}\s+{rest}$")))
+    return tuple(found)
 
 
 def _act_start(clause: str, skill_phrases: Collection[str]) -> tuple[str, str] | None:

@@ -454,7 +454,7 @@ class Rephrasing(BaseModel):
 
     def read(self, clause: str) -> str | None:
         """The request ``clause`` means by this rephrasing, or None when the pattern does not match it all."""
-        found = re.fullmatch(self.pattern, clause)
+        found = _compiled_once(self.pattern).fullmatch(clause)
         if found is None:
             return None
         groups = {name: (value or "") for name, value in found.groupdict().items()}
@@ -809,6 +809,12 @@ def alternatives(words: Iterable[str], *, before: str = "", after: str = "", spa
 def lexicon_path() -> Path:
     """The shipped lexicon file."""
     return config_dir() / "lexicon.yaml"
+
+
+@cache
+def _compiled_once(pattern: str) -> re.Pattern[str]:
+    """A rephrasing's pattern, compiled once (every clause is tried against every rephrasing)."""
+    return re.compile(pattern)
 
 
 @cache

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.quantities import number_words
@@ -20,9 +20,14 @@ def articles() -> frozenset[str]:
     return frozenset(load_lexicon().articles)
 
 
+_WORD_BREAK = re.compile(r"[\s_\-]+")
+
+
+@lru_cache(maxsize=8192)
 def phrase_words(phrase: str) -> tuple[str, ...]:
-    """The words of a phrase or an id, lower case, split at spaces, underscores and hyphens."""
-    return tuple(w for w in re.split(r"[\s_\-]+", phrase.lower()) if w)
+    """The words of a phrase or an id, lower case, split at spaces, underscores and hyphens (kept: grounding asks
+    for every object's words on every clause)."""
+    return tuple(w for w in _WORD_BREAK.split(phrase.lower()) if w)
 
 
 @cache
