@@ -122,13 +122,6 @@ class GrammarPlanner:
         return builder.finish(len(intents))
 
 
-_RELATION_WORDS = frozenset(
-    {"on", "in", "inside", "into", "at", "by", "near", "next", "beside", "under", "behind", "from", "off", "with"}
-    | {"of", "that", "which", "to", "over", "above", "below", "between", "around", "outside", "nearest", "closest"}
-)
-"""Words after an object phrase that say where it is: a miss there is no such object, not unread words."""
-
-
 def _names_one_then_more(phrase: str, world: WorldState) -> bool:
     """Whether the phrase's first words name exactly one object, ending in its noun ("the green cube"), and
     the rest neither say where it is nor describe an object ("upside down", "for cracks"; not "gauge", "b")."""
@@ -136,9 +129,10 @@ def _names_one_then_more(phrase: str, world: WorldState) -> bool:
     lexicon = load_lexicon()
     describing = lexicon.colour_words() | lexicon.category_words() | set(lexicon.categories)
     describing |= {w for o in world.objects for w in object_words(o)}
+    relations = lexicon.place_words.trailing_relations  # a miss there is no such object, not unread words
     for cut in range(len(words) - 1, 0, -1):
         head, rest = words[:cut], words[cut:]
-        if rest[0] in _RELATION_WORDS or set(rest) & describing or any(len(w) < 3 or w.isdigit() for w in rest):
+        if rest[0] in relations or set(rest) & describing or any(len(w) < 3 or w.isdigit() for w in rest):
             continue
         found = match_objects(" ".join(head), world).ids
         obj = world.object(found[0]) if len(found) == 1 else None

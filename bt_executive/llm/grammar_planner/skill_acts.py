@@ -48,6 +48,9 @@ _FROM_REGION = re.compile(
 )
 """An object phrase that ends in a place ("the red mug from the kitchen"): ``place_relations`` before it."""
 
+_IMPLIED_PREPOSITION = re.compile(rf"^(?:{alternatives(load_lexicon().place_words.implied_prepositions)})\s+")
+"""The word before what a skill that takes no object acts on anyway ("undock from the charger")."""
+
 _UNIT_SUFFIXES = frozenset({"s", "m", "cm", "mm", "ms", "deg", "rad", "hz", "mps", "sec", "min", "pct", "percent"})
 """Unit suffixes of manifest parameter names (``max_duration_s``, ``speed_pct``): how manifests name their
 parameters, not words a user says, so they stay beside the code that reads parameter names."""
@@ -292,7 +295,7 @@ class SkillActs(Chaining):
         ("hand over the red mug")."""
         if any(referent_param(m, region=False) or referent_param(m, region=True) for m in skills):
             return False
-        phrase = re.sub(r"^(?:from|off of|off|at|to|on|onto|with)\s+", "", phrase)
+        phrase = _IMPLIED_PREPOSITION.sub("", phrase)
         ids = match_objects(phrase, self.world, exclude=self.history.excluded).ids
         held = self.held()
         needs_held = any("not gripper_empty" in m.preconditions for m in skills)

@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from bt_executive.llm.grounding.object_matching import UnknownObject, match_objects
-from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
+from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import phrase_words
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
@@ -251,17 +252,23 @@ def _place_words(phrase: str, lexicon: Lexicon) -> set[str]:
     return set(phrase_words(phrase)) - set(lexicon.ignored) - {"the", "a", "an"}
 
 
-_HOLDING = re.compile(
-    r"^(?:the\s+)?(?P<place>\w+)\s+(?:with|that has|that holds|which has|containing|where)\s+(?P<what>.+?)"
-    r"(?:\s+(?:is|are|stands|stand|is kept|are kept))?$"
-)
+def _holding(lexicon: Lexicon) -> re.Pattern[str]:
+    """ "the room with the fridge", "the room where the gauge is" (``place_words`` in the lexicon)."""
+    return _holding_pattern(tuple(lexicon.place_words.holding_relations), tuple(lexicon.place_words.holding_tails))
+
+
+@cache
+def _holding_pattern(relation_words: tuple[str, ...], tail_words: tuple[str, ...]) -> re.Pattern[str]:
+    relations = alternatives(relation_words)
+    tails = alternatives(tail_words)
+    return re.compile(rf"^(?:the\s+)?(?P<place>\w+)\s+(?:{relations})\s+(?P<what>.+?)(?:\s+(?:{tails}))?$")
 
 
 def region_holding(phrase: str, world: WorldState, lexicon: Lexicon) -> str | None:
     """The region a phrase names by what stands in it ("the room with the fridge", "the room where the red
     gauge is"): the one region holding everything the object phrase names (x and y within its bounds).
     UnknownObject when that phrase names nothing here; None when the phrase is not of this form."""
-    found = _HOLDING.match(" ".join(phrase.lower().split()))
+    found = _holding(lexicon).match(" ".join(phrase.lower().split()))
     if found is None or found.group("place") not in lexicon.places or not world.regions:
         return None
     ids = match_objects(found.group("what"), world).ids

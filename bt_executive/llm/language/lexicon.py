@@ -99,6 +99,8 @@ _GRAMMAR_WORDS = {
     "correction_words",
     "not_names",
     "routing",
+    "requests",
+    "place_words",
     "clause_patterns",
     "clause_order",
     "clause_split",
@@ -248,6 +250,30 @@ class RoutingWords(_WordLists):
     question_words: Words = Field(description="'what is the pressure', 'can you ...': a question, not a command")
     step_joiners: Words = Field(description="a step starts after one, with a comma before it or not: ', then'")
     joiners: Words = Field(description="a step starts after one: 'pick X and pour it'")
+
+
+class RequestWords(_WordLists):
+    """What a task asks as a whole, read before any clause: to stop, not to do something, or a wish framed as
+    a verb ("make sure ...") that the model's rewrite grammar does not offer as a command."""
+
+    polite: Words = Field(description="may come first in a stop or a prohibition ('please stop')")
+    stop_verbs: Words = Field(description="a task of one of them alone asks only to stop ('halt', 'stop now')")
+    stop_objects: Words = Field(description="may follow a stop verb and still only ask to stop ('stop moving')")
+    prohibitions: Words = Field(description="say what not to do ('don t touch the blue cube'): refused")
+    prohibition_leads: Words = Field(description="a prohibition may start after one, not only first in the task")
+    wish_verbs: Words = Field(description="put verbs that frame a wish ('i need', 'make sure'): no command to copy")
+
+
+class PlaceWords(_WordLists):
+    """How an object phrase names a place by what stands in it, and the words before what a skill acts on
+    anyway ('undock from the charger')."""
+
+    holding_relations: Words = Field(description="'the room with the fridge', 'the room where the gauge is'")
+    holding_tails: Words = Field(description="may end such a phrase ('the room where the gauge is kept')")
+    implied_prepositions: Words = Field(description="before an object a skill that takes none acts on anyway")
+    trailing_relations: Words = Field(
+        description="after an object phrase, say where it is: a miss there is no such object, not unread words"
+    )
 
 
 class ClausePatternWords(_WordLists):
@@ -622,6 +648,8 @@ class Lexicon(BaseModel):
     correction_words: CorrectionWords
     not_names: Words = Field(description="words after 'this is' that start no caller's name")
     routing: RoutingWords
+    requests: RequestWords
+    place_words: PlaceWords
     clause_patterns: ClausePatternWords
     clause_order: ClauseOrderWords
     clause_split: ClauseSplitWords

@@ -25,11 +25,12 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Sequence
+from functools import cache
 
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.grounding.object_matching import object_words
 from bt_executive.llm.grounding.task_objects import named_ids, task_words
-from bt_executive.llm.language.lexicon import load_lexicon
+from bt_executive.llm.language.lexicon import alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import phrase_words
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood, normalise_task
 from bt_executive.llm.language.verb_lexicon import verbs_in
@@ -180,10 +181,19 @@ def unread(task: str, world: WorldState, err: TaskNotUnderstood) -> PlannerRefus
     )
 
 
-_PROHIBITION = re.compile(r"(?:^|,|\band\b|\bbut\b|\bthen\b)\s*(?:please\s+)?(?:don\s*t|do\s+not|never|avoid)\b")
-_STOP = re.compile(
-    r"^(?:please\s+)?(?:stop|halt|freeze|wait|pause|abort|cancel)(?:\s+(?:it|that|now|moving|everything))*$"
-)
+@cache
+def _request_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A task that only asks to stop, and one that says what not to do (``config/lexicon.yaml``: ``requests``)."""
+    words = load_lexicon().requests
+    space = r"\s+"
+    polite = rf"(?:(?:{alternatives(words.polite, space=space)})\s+)?"
+    stops = alternatives(words.stop_verbs, space=space)
+    objects = alternatives(words.stop_objects, space=space)
+    leads = alternatives(words.prohibition_leads, before=r"\b", after=r"\b", space=space)
+    prohibitions = alternatives(words.prohibitions, space=space)
+    stop = re.compile(rf"^{polite}(?:{stops})(?:\s+(?:{objects}))*$")
+    prohibition = re.compile(rf"(?:^|,|{leads})\s*{polite}(?:{prohibitions})\b")
+    return stop, prohibition
 
 
 def refuse_prohibition(task: str) -> None:
@@ -193,12 +203,13 @@ def refuse_prohibition(task: str) -> None:
     request to stop has nothing to plan (sending it as a new task has already preempted the running one).
     """
     text = normalise_task(task)
-    if _STOP.match(text):
+    stop, prohibition = _request_patterns()
+    if stop.match(text):
         raise PlannerRefused(
             f"{task!r} asks to stop, which plans nothing (sent as a task, it has preempted any running one)",
             RefusalKind.OUT_OF_SCOPE,
         )
-    if _PROHIBITION.search(text):
+    if prohibition.search(text):
         raise PlannerRefused(
             f"{task!r} says what not to do; this planner cannot honour a prohibition, so it plans nothing: "
             "say only what to do",

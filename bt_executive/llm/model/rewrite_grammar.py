@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -63,9 +62,6 @@ _FORM_SHAPES: dict[str, str] = {
     "close": "object",
 }
 """What follows each form's verb (``task_grammar.GRAMMAR``'s forms)."""
-
-_SKIPPED_VERBS = re.compile(r"^(?:i |make sure|ensure|have$)")
-"""Lexicon put phrases that frame a wish ("i need", "make sure"): they parse, but they are no command to copy."""
 
 
 @dataclass(frozen=True)
@@ -178,7 +174,7 @@ def rewrite_grammar(
     for intent, shape in _FORM_SHAPES.items():
         if not (declared & wanted).intersection(lex.intent_actions.get(intent, ())):
             continue  # no skill here serves the form, or the task asks for none of it: it would be refused
-        verbs = [v for v in lex.verbs.get(intent, ()) if not _SKIPPED_VERBS.match(v)]
+        verbs = [v for v in lex.verbs.get(intent, ()) if v not in lex.requests.wish_verbs]  # parse, but copy no command
         if not verbs:
             continue
         form_verbs.update(verbs)
