@@ -45,7 +45,6 @@ from bt_executive.executive.planner_factory import make_planner
 from bt_executive.llm.eval.eval_robots import SPLITS, EvalRobot, load_robot
 from bt_executive.llm.eval.planner_eval import TIERS, EvalTask, Scenario, TaskScore, TierSummary, run_eval, summarise
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
-from bt_executive.llm.language.task_grammar import TaskNotUnderstood
 from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.plan import Planner, PlannerError
 from bt_executive.skills.world_state import WorldState
@@ -83,17 +82,9 @@ def _planners(robot: EvalRobot, local_tasks: int) -> list[tuple[str, Planner, in
 
 
 def _model_tasks(robot: EvalRobot, tasks: Sequence[EvalTask], scenarios: dict[str, Scenario]) -> set[str]:
-    """The tasks the grammar cannot parse: what ``auto`` hands its model."""
-    grammar = AutoPlanner(robot.registry)
-    found = set()
-    for task in tasks:
-        try:
-            grammar.plan(task.task, scenarios[task.scenario].apply(robot.world))
-        except TaskNotUnderstood:
-            found.add(task.task)
-        except PlannerError:
-            pass
-    return found
+    """The tasks the grammar cannot parse and nothing refuses first: what ``auto`` hands its model."""
+    auto = AutoPlanner(robot.registry)
+    return {t.task for t in tasks if auto.asks_model(t.task, scenarios[t.scenario].apply(robot.world))}
 
 
 def _plan_times(robot: EvalRobot) -> Figures:

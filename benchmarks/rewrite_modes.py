@@ -29,11 +29,10 @@ from typing import Any
 
 from bt_executive.llm.eval.eval_robots import SPLITS, EvalRobot, load_robot
 from bt_executive.llm.eval.planner_eval import TIERS, EvalTask, Scenario, TaskScore, run_eval
-from bt_executive.llm.language.task_grammar import TaskNotUnderstood
 from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.model.llm_planner import LLMPlanner
 from bt_executive.llm.model.rewrite_planner import RewritePlanner
-from bt_executive.llm.plan import Plan, Planner, PlannerError
+from bt_executive.llm.plan import Plan, Planner
 from bt_executive.llm.profiles import LLMProfile, load_llm_config
 from bt_executive.skills.call import AttemptRecord
 from bt_executive.skills.world_state import WorldState
@@ -83,17 +82,9 @@ def _model(mode: str, robot: EvalRobot, api_base: str) -> Counted:
 
 
 def _unparsed(robot: EvalRobot, tasks: Sequence[EvalTask], scenarios: dict[str, Scenario]) -> list[EvalTask]:
-    """The tasks ``auto``'s grammar cannot parse: what it hands its model."""
-    grammar = AutoPlanner(robot.registry)
-    found = []
-    for task in tasks:
-        try:
-            grammar.plan(task.task, scenarios[task.scenario].apply(robot.world))
-        except TaskNotUnderstood:
-            found.append(task)
-        except PlannerError:
-            pass
-    return found
+    """The tasks ``auto``'s grammar cannot parse and nothing refuses first: what it hands its model."""
+    auto = AutoPlanner(robot.registry)
+    return [t for t in tasks if auto.asks_model(t.task, scenarios[t.scenario].apply(robot.world))]
 
 
 def _rows(scores: Sequence[TaskScore], tokens: Sequence[int]) -> dict[str, dict[str, Any]]:

@@ -21,7 +21,7 @@ from bt_executive.llm.language.intents import Intent, IntentAction
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.lexicon_patterns import _alternatives, _compiled, on_relation
 from bt_executive.llm.language.noun_phrases import expand_phrase
-from bt_executive.llm.language.quantities import COUNT, Quantity, find_quantities
+from bt_executive.llm.language.quantities import COUNT, Quantity, find_quantities, said_number
 
 _S = r"\s+"
 """Between the words of a phrase where the pattern takes any run of spaces."""
@@ -219,7 +219,7 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
     if (recounted := _counted_rephrasing(clause, skill_phrases)) is not None:
         return recounted
     amounts = find_quantities(clause)
-    if not amounts and (counted := _FOR_COUNT.search(clause)) is not None and (n := _count_word(counted["n"])):
+    if not amounts and (counted := _FOR_COUNT.search(clause)) is not None and (n := said_number(counted["n"])):
         # "set the table for four": a count said with no noun after it, for a skill's count parameter
         amounts = [Quantity(value=n, unit=COUNT, kind=COUNT, span=counted.span("n"), text=counted["n"])]
     if amounts:  # "push the red cube 10 cm to the left": the amount is read apart from the phrases
@@ -250,7 +250,7 @@ def _counted_nouns(clause: str, skill_phrases: Collection[str]) -> str:
     """ "take three photos of the valve" as "take a photo of the valve 3 times", where "take a photo of" is a
     phrase of this robot's skills or the lexicon: a count of what a verb-and-noun phrase makes."""
     found = _patterns().counted_nouns.match(clause)
-    if found is None or (n := _count_word(found["n"])) is None or n != int(n):
+    if found is None or (n := said_number(found["n"])) is None or n != int(n):
         return clause
     phrases = {*skill_phrases, *(p for p, _ in load_lexicon().action_phrases())}
     noun = found["noun"]
@@ -277,12 +277,6 @@ def _owned(clause: str, skill_phrases: Collection[str]) -> str:
 
 
 _FOR_COUNT = re.compile(r"\s+for\s+(?P<n>\S+)$")
-
-
-def _count_word(word: str) -> float | None:
-    """The number a word says ("4", "four"), if it is one."""
-    said = find_quantities(f"{word} times")
-    return said[0].value if len(said) == 1 and said[0].text.split()[0] == word else None
 
 
 _NAMED_AFTER = re.compile(r"^\s+(?:of\s+)?(?P<name>[a-z]+)(?=\s*(?:,|$|\band\b|\bthen\b))")
@@ -403,11 +397,6 @@ def _act_verb(clause: str, skill_phrases: Collection[str]) -> str | None:
     return next((p for p in phrases if clause == p or clause.startswith(p + " ")), None)
 
 
-def find_numbers_in(word: str) -> bool:
-    """Whether a word (or "all <word>") is a number ("3", "four")."""
-    return word.isdigit() or bool(find_quantities(f"{word} times"))
-
-
 def _modified_phrase(clause: str, skill_phrases: Collection[str]) -> tuple[str, str] | None:
     """ "set the kitchen table for four" by a skill's phrase "set the table": (the phrase, what follows its
     verb: "the kitchen table for four"), when the clause names the phrase's noun with words before it."""
@@ -468,7 +457,7 @@ def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
         x = rest
     elif rest and verb.split()[-1] in patterns.verb_prepositions:
         x = rest  # "go to kitchen": no article after a verb that ends in its preposition
-    elif patterns.counted.match(rest) and find_numbers_in(rest.split()[0]):
+    elif patterns.counted.match(rest) and said_number(rest.split()[0]) is not None:
         x = rest  # "scan 3 levels of the shelf": a count the skill's arguments read
     elif rest:  # "scan shelf a", "patrol corridor b and the boiler room": short names, or a list of them
         parts = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", rest)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from functools import cache, lru_cache
 
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
-from bt_executive.llm.language.quantities import number_words
+from bt_executive.llm.language.quantities import number_words, said_number
 
 
 @cache
@@ -77,8 +77,9 @@ def singular(word: str) -> str:
 
 
 def count_said(word: str) -> int | None:
-    """The number a count word or numeral says ("1", "one", "twelve"), else None."""
-    return int(word) if word.isdigit() else number_words().get(word)
+    """The whole number a count word or numeral says ("1", "one", "twelve"), else None."""
+    said = said_number(word)
+    return int(said) if said is not None and said == int(said) else None
 
 
 def stated_count(phrase: str) -> int | None:

@@ -376,6 +376,13 @@ def find_quantities(text: str, words: QuantityWords | None = None) -> list[Quant
     return _Reader(text, tokens, words or english()).read() if tokens else []
 
 
+def said_number(word: str) -> float | None:
+    """The number one word says ("4", "four", "twelve", "2.5"), if it says one: the one reader of a count word
+    for the clause forms, the task grammar and noun phrases."""
+    said = find_quantities(f"{word} times")
+    return said[0].value if len(said) == 1 and said[0].text.split()[0] == word else None
+
+
 def _a(kind: str) -> str:
     return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 

@@ -28,7 +28,6 @@ from functools import cache
 from typing import NamedTuple
 
 from bt_executive.llm.language.clause_forms import (
-    _count_word,
     _leads,
     _named_amounts,
     _without_amount_frames,
@@ -59,7 +58,7 @@ from bt_executive.llm.language.intents import (
 )
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.lexicon_patterns import _compiled
-from bt_executive.llm.language.quantities import COUNT, NUMBER_WORDS, Quantity, find_quantities, unit_said
+from bt_executive.llm.language.quantities import COUNT, NUMBER_WORDS, Quantity, find_quantities, said_number, unit_said
 
 __all__ = [
     "GRAMMAR",
@@ -220,7 +219,7 @@ def _condition(clause: str) -> Condition | None:
 def _party(clause: str) -> Quantity | None:
     """How many people a statement says there are, as a count, if it says so."""
     found = _patterns().party.match(clause)
-    value = _count_word(found["n"]) if found is not None else None
+    value = said_number(found["n"]) if found is not None else None
     if found is None or value is None:
         return None
     return Quantity(value=value, unit=COUNT, kind=COUNT, span=found.span("n"), text=f"{found['n']} people")

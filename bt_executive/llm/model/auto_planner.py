@@ -89,6 +89,24 @@ class AutoPlanner:
                 raise unread(task, world_state, err) from None
             return self._ask_model(task, world_state, prior_attempts, err)
 
+    def asks_model(self, task: str, world_state: WorldState) -> bool:
+        """Whether ``plan`` hands this task to the fallback model (with one): nothing refuses it first and the
+        grammar cannot read it. The benchmarks pick the model's tasks by this."""
+        try:
+            refuse_unreadable(task)
+            refuse_out_of_scope(task)
+            refuse_prohibition(task)
+            self._grammar.plan(task, world_state)
+        except TaskNotUnderstood:
+            try:
+                self.refuse_missing_skill(task)
+            except PlannerRefused:
+                return False
+            return True
+        except PlannerError:
+            return False
+        return False
+
     def refuse_missing_skill(self, task: str) -> None:
         """A task whose action words name only verbs no skill of this robot declares is refused."""
         named = verbs_in(task) - {ActionVerb.GENERALIST}
