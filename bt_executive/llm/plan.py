@@ -15,6 +15,7 @@ and nothing moves.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
@@ -114,6 +115,27 @@ class ContextPlanner(Protocol):
     ) -> Plan:
         """``plan`` with ``context`` lines for the model (never instructions; the task stays data)."""
         ...
+
+
+class KeywordContextPlanner(ABC):
+    """A base for planners whose ``plan`` takes the context as a keyword: ``plan_with_context`` passes it on."""
+
+    @abstractmethod
+    def plan(
+        self,
+        task: str,
+        world_state: WorldState,
+        prior_attempts: Sequence[AttemptRecord] = (),
+        *,
+        context: Sequence[str] = (),
+    ) -> Plan:
+        """A checked plan for ``task``, or PlannerError."""
+
+    def plan_with_context(
+        self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord], context: Sequence[str]
+    ) -> Plan:
+        """``plan`` with the caller's context (``ContextPlanner``)."""
+        return self.plan(task, world_state, prior_attempts, context=context)
 
 
 @runtime_checkable

@@ -14,14 +14,17 @@ typo is an error naming the file and the field.
 
 from __future__ import annotations
 
+import fnmatch
 from pathlib import Path
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from bt_executive.runtime.paths import config_dir
+from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.loader import load_model
 from bt_executive.skills.manifest import SKILL_ID_PATTERN
+from bt_executive.skills.registry import RegisteredSkill, SkillRegistry
 
 OutputMode = Literal["tools", "structured", "rewrite"]
 _ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
@@ -241,3 +244,13 @@ def default_config_path() -> Path:
 def load_llm_config(path: Path | None = None) -> LLMConfig:
     """Read and validate an ``llm.yaml`` (default: the shipped one); ManifestError names file and field."""
     return load_model(path or default_config_path(), LLMConfig)
+
+
+def offered_skills(profile: LLMProfile, registry: SkillRegistry, robot: RobotCapabilities | None) -> SkillRegistry:
+    """The skills a model planner of ``profile`` offers: those the robot can run, narrowed by the profile's
+    ``skills`` patterns (a small model does better with fewer to choose from)."""
+    available = registry.available_for(robot)[0] if robot is not None else registry
+    if not profile.skills:
+        return available
+    kept = [s for s in available.ids() if any(fnmatch.fnmatchcase(s, p) for p in profile.skills)]
+    return SkillRegistry(RegisteredSkill(available.get(s), available.source(s)) for s in kept)

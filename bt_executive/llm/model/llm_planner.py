@@ -22,7 +22,6 @@ litellm is imported on first use (it costs seconds), after setting
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import logging
 import os
@@ -66,18 +65,19 @@ from bt_executive.llm.model.prompts import (
     usable_examples,
 )
 from bt_executive.llm.model.refusal_tool import REFUSE, refusal_in, refuse_tool
-from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused
-from bt_executive.llm.profiles import LLMProfile, PlanExample, load_llm_config
+from bt_executive.llm.plan import KeywordContextPlanner, Plan, PlannerError, PlannerRefused
+from bt_executive.llm.profiles import LLMProfile, PlanExample, load_llm_config, offered_skills
 from bt_executive.llm.routing.route_item import route_items
 from bt_executive.llm.routing.router import Router, narrow_palette
 from bt_executive.llm.serving.llama_http import LlamaHttpError, chat_url, post_json
-from bt_executive.llm.serving.local_model import LocalModelServer, is_serving, port_of
+from bt_executive.llm.serving.local_model import LocalModelError
+from bt_executive.llm.serving.owned_server import OwnedServer
 from bt_executive.llm.serving.slot_cache import SlotCache, default_slot_dir, model_identity
 from bt_executive.skills.call import AttemptRecord, SkillCall
 from bt_executive.skills.capabilities import RobotCapabilities
 from bt_executive.skills.knowledge import KnowledgeSkill
 from bt_executive.skills.manifest import SkillManifest
-from bt_executive.skills.registry import RegisteredSkill, SkillRegistry
+from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
 
 log = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ class PlanningTrace(BaseModel):
     outcome: str = ""
 
 
-class LLMPlanner:
+class LLMPlanner(KeywordContextPlanner):
     """The ``Planner`` for an LLM profile: palette, prompts, model, validation and repair."""
 
     def __init__(
@@ -143,12 +143,7 @@ class LLMPlanner:
             raise ValueError(f"profile {profile.name!r} is a {profile.planner} profile, not an LLM one")
         self.profile = profile
         self.robot = robot
-        available = registry.available_for(robot)[0] if robot is not None else registry
-        if profile.skills:
-            # A profile may offer fewer skills (a small model does better with fewer to choose from).
-            kept = [s for s in available.ids() if any(fnmatch.fnmatchcase(s, p) for p in profile.skills)]
-            available = SkillRegistry(RegisteredSkill(available.get(s), available.source(s)) for s in kept)
-        self.registry = available
+        self.registry = offered_skills(profile, registry, robot)
         if not len(self.registry):
             raise ValueError(f"profile {profile.name!r}: no skill in the registry is available for this robot")
         self.examples = tuple(examples) if profile.few_shot else ()
@@ -163,12 +158,10 @@ class LLMPlanner:
         self._router: Router | None = None
         self._routed: tuple[str, tuple[list[SkillManifest], list[KnowledgeSkill]]] | None = None
         self._catalog: CatalogTools | None = None
-        self._server: LocalModelServer | None = None
         # serve warms the planner on a thread while a task may plan: one server start, one slot restore.
-        self._server_lock = threading.Lock()
+        self._owned = OwnedServer(profile)
         self._slots: SlotCache | None = None
         self._slot_prefix: str | None = None  # the system prompt the slot cache last restored or saved
-        self._closed = False  # a closed planner never starts a server again (a warm-up cut off by shutdown)
 
     @classmethod
     def from_config(
@@ -195,12 +188,6 @@ class LLMPlanner:
         )
 
     # -- the Planner protocol ---------------------------------------------------------------------
-
-    def plan_with_context(
-        self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord], context: Sequence[str]
-    ) -> Plan:
-        """``plan`` with the caller's context (``ContextPlanner``)."""
-        return self.plan(task, world_state, prior_attempts, context=context)
 
     def plan(
         self,
@@ -426,11 +413,8 @@ class LLMPlanner:
 
     def close(self) -> None:
         """Stop a local model this planner started (no-op otherwise); the planner starts none afterwards."""
-        with self._server_lock:
-            self._closed = True
-            if self._server is not None:
-                self._server.stop()
-                self._server = None
+        with self._owned.lock:
+            self._owned.stop()
             self._slots, self._slot_prefix = None, None
 
     # -- internals ----------------------------------------------------------------------------------
@@ -450,23 +434,14 @@ class LLMPlanner:
         local = self.profile.local_server
         if local is None or self.profile.api_base is None:
             return
-        with self._server_lock:
-            if self._closed:
-                raise self._error("the planner was closed")
-            if self._server is not None or is_serving(self.profile.api_base):
-                return
-            slot_dir = default_slot_dir() if local.slot_cache else None
-            server = LocalModelServer(
-                local.gguf, port=port_of(self.profile.api_base), context=local.context, slot_dir=slot_dir
-            )
+        with self._owned.lock:
+            slot_dir = default_slot_dir() if local.slot_cache and self._owned.server is None else None
             try:
-                server.start()
-            except Exception as err:
-                raise self._error(f"could not start the local model: {err}") from None
-            self._server = server
-            if slot_dir is not None and server.model_file is not None:
+                server = self._owned.start(slot_dir=slot_dir)
+            except LocalModelError as err:
+                raise self._error(str(err)) from None
+            if server is not None and slot_dir is not None and server.model_file is not None:
                 self._slots = SlotCache(slot_dir, model_identity(server.model_file, local.context))
-        log.info("started the local model for profile %s at %s", self.profile.name, server.base_url)
 
     def _prime(self, messages: list[Message]) -> bool:
         """Before a request on a server this planner started: restore its system prompt's slot file, once.
@@ -474,7 +449,7 @@ class LLMPlanner:
         True when the slot now holds the prompt (restored now, or handled before).
         """
         prefix = _prefix(messages)
-        with self._server_lock:
+        with self._owned.lock:
             if self._slots is None or self.profile.api_base is None:
                 return False
             if self._slot_prefix == prefix:
@@ -487,7 +462,7 @@ class LLMPlanner:
     def _keep(self, messages: list[Message]) -> None:
         """After a request: save the slot for a system prompt no file held, for the next cold process."""
         prefix = _prefix(messages)
-        with self._server_lock:
+        with self._owned.lock:
             if self._slots is None or self.profile.api_base is None or self._slot_prefix == prefix:
                 return
             self._slot_prefix = prefix  # tried once, saved or not: never again per request
@@ -512,7 +487,7 @@ class LLMPlanner:
     def _request(self, palette: Palette, messages: list[Message], *, max_tokens: int | None = None) -> ModelReply:
         self._ensure_server()
         self._prime(messages)
-        if self._server is not None and "litellm" not in sys.modules:
+        if self._owned.server is not None and "litellm" not in sys.modules:
             self._prefill_while_importing(messages)
         litellm = litellm_module()
         key = self._api_key()

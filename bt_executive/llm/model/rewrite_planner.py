@@ -24,10 +24,8 @@ tokens than skill-call output. Requests go straight to the llama.cpp server's
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import logging
-import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -36,13 +34,14 @@ from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
 from bt_executive.llm.model.faithfulness import check_faithful, with_note
 from bt_executive.llm.model.rewrite_grammar import Focus, RewriteGrammar, rewrite_grammar, task_focus
-from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind
-from bt_executive.llm.profiles import LLMProfile, load_llm_config
+from bt_executive.llm.plan import KeywordContextPlanner, Plan, PlannerError, PlannerRefused, RefusalKind
+from bt_executive.llm.profiles import LLMProfile, load_llm_config, offered_skills
 from bt_executive.llm.serving.llama_http import LlamaHttpError, chat_url, post_json
-from bt_executive.llm.serving.local_model import LocalModelServer, is_serving, port_of
+from bt_executive.llm.serving.local_model import LocalModelError
+from bt_executive.llm.serving.owned_server import OwnedServer
 from bt_executive.skills.call import AttemptRecord
 from bt_executive.skills.capabilities import RobotCapabilities
-from bt_executive.skills.registry import RegisteredSkill, SkillRegistry
+from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
 
 log = logging.getLogger(__name__)
@@ -69,7 +68,7 @@ _FORM_EXAMPLES: tuple[tuple[str, str], ...] = (
 """One template per form the grammar has, named by its verb rule, for the prompt."""
 
 
-class RewritePlanner:
+class RewritePlanner(KeywordContextPlanner):
     """The ``Planner`` for a ``rewrite`` profile: model restates, grammar plans, faithfulness checks."""
 
     name = "rewrite"
@@ -85,19 +84,13 @@ class RewritePlanner:
         if profile.output_mode != "rewrite" or not profile.api_base:
             raise ValueError(f"profile {profile.name!r} is not a rewrite profile with an api_base")
         self.profile = profile
-        available = registry.available_for(robot)[0] if robot is not None else registry
-        if profile.skills:
-            kept = [s for s in available.ids() if any(fnmatch.fnmatchcase(s, p) for p in profile.skills)]
-            available = SkillRegistry(RegisteredSkill(available.get(s), available.source(s)) for s in kept)
-        self.registry = available
+        self.registry = offered_skills(profile, registry, robot)
         self.plan_gate = plan_gate
         self.grammar_planner = GrammarPlanner(self.registry)
         self.last_trace: Any = None  # a PlanningTrace (llm_planner's) of the last plan()
         self.last_rewrites: tuple[str, ...] = ()
         self._grammars: dict[str, RewriteGrammar] = {}
-        self._server: LocalModelServer | None = None
-        self._lock = threading.Lock()
-        self._closed = False
+        self._owned = OwnedServer(profile)
 
     @classmethod
     def from_config(
@@ -113,12 +106,6 @@ class RewritePlanner:
         return cls(load_llm_config(config_path).profile(name), registry, robot, plan_gate=plan_gate)
 
     # -- the Planner protocol ---------------------------------------------------------------------
-
-    def plan_with_context(
-        self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord], context: Sequence[str]
-    ) -> Plan:
-        """``plan`` with the caller's context (``ContextPlanner``)."""
-        return self.plan(task, world_state, prior_attempts, context=context)
 
     def plan(
         self,
@@ -209,11 +196,8 @@ class RewritePlanner:
 
     def close(self) -> None:
         """Stop a local model this planner started (no-op otherwise); the planner starts none afterwards."""
-        with self._lock:
-            self._closed = True
-            if self._server is not None:
-                self._server.stop()
-                self._server = None
+        with self._owned.lock:
+            self._owned.stop()
 
     # -- internals ----------------------------------------------------------------------------------
 
@@ -250,22 +234,11 @@ class RewritePlanner:
         )
 
     def _ensure_server(self) -> None:
-        local = self.profile.local_server
-        api_base = self.profile.api_base or ""
-        if local is None:
-            return
-        with self._lock:
-            if self._closed:
-                raise self._error("the planner was closed")
-            if self._server is not None or is_serving(api_base):
-                return
-            server = LocalModelServer(local.gguf, port=port_of(api_base), context=local.context)
+        with self._owned.lock:
             try:
-                server.start()
-            except Exception as err:
-                raise self._error(f"could not start the local model: {err}") from None
-            self._server = server
-        log.info("started the local model for profile %s at %s", self.profile.name, server.base_url)
+                self._owned.start()
+            except LocalModelError as err:
+                raise self._error(str(err)) from None
 
     def _complete(
         self, messages: list[Message], grammar: str, *, max_tokens: int | None = None
