@@ -12,6 +12,7 @@ from bt_executive.sim import arm
 from bt_executive.sim.backend import SimBackend
 from bt_executive.sim.robot_topics import GRIPPER_JOINT, JOINT_NAMES, SimRobotTopics
 from bt_executive.skills.sensor_msgs_conversion import seconds_to_duration
+from bt_executive.skills.vla_robot_binding import SIM_ARM_JOINTS
 from bt_executive.testing import RosHarness
 
 pytestmark = [pytest.mark.ros, pytest.mark.sim]
@@ -101,3 +102,8 @@ def test_a_command_to_where_the_arm_is_is_recorded_as_a_hold(
     here = [*backend.reader.arm_q(), backend.reader.gripper_opening()]
     topics._on_command(trajectory([float(v) for v in here]))
     assert [r.hold for r in topics.records] == [False, True]
+
+
+def test_a_vla_manifest_for_the_sim_may_leave_its_joints_out() -> None:
+    """The binding's default arm joints (skills/, which cannot import the sim) are the sim arm's, in order."""
+    assert SIM_ARM_JOINTS == arm.ARM_JOINTS

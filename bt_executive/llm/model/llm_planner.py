@@ -615,12 +615,17 @@ def _retried(err: Exception, options: dict[str, Any]) -> str:
     return f" (after {retries} retries)" if retries else ""
 
 
+_GRAMMAR_WARNED: set[str] = set()
+
+
 def _compact_grammar(schema: dict[str, Any]) -> str | None:
     """The plan's compact-JSON grammar, or None (then ``response_format``) for a schema it cannot express."""
     try:
         return compact_grammar(schema)
     except GrammarUnsupported as err:
-        log.warning("compact_json: %s; sending response_format instead", err)
+        if str(err) not in _GRAMMAR_WARNED:  # once per schema construct, not once per request
+            _GRAMMAR_WARNED.add(str(err))
+            log.warning("compact_json: %s; sending response_format instead", err)
         return None
 
 
