@@ -519,8 +519,27 @@ def _verbs(
                 found.append((at, phrase))
     found.sort()
     actions = frozenset(a for _, p in found for a in meanings.get(p, ()))
-    skills = frozenset(s for _, p in found for s in phrases.get(p, ()))
-    return tuple(p for _, p in found), actions, skills
+    skills = set(s for _, p in found for s in phrases.get(p, ()))
+    nouns = _phrase_nouns(phrases, lex)
+    for at, word in enumerate(words):  # "snap one photo there": a photo is what take_photo makes
+        if at not in inside:
+            skills.update(nouns.get(word, nouns.get(word.removesuffix("s"), ())))
+    return tuple(p for _, p in found), actions, frozenset(skills)
+
+
+def _phrase_nouns(phrases: dict[str, frozenset[str]], lex: Lexicon) -> dict[str, frozenset[str]]:
+    """The noun of each skill phrase of the form "<verb> a/the <noun> [of|on|from]" ("take a photo of": photo)
+    -> the skills that claim it: a clause that names it asks for one of them, whatever its verb."""
+    determiners = set(lex.determiners)
+    glue = set(lex.relations.get("from", ())) | {"of", "on", "from", "off"}
+    table: dict[str, set[str]] = {}
+    for phrase, skills in phrases.items():
+        words = phrase.split()
+        while words and words[-1] in glue:
+            words.pop()
+        if len(words) >= 3 and words[-2] in determiners and words[-1].isalpha():
+            table.setdefault(words[-1], set()).update(skills)
+    return {noun: frozenset(skills) for noun, skills in table.items()}
 
 
 def _directions(

@@ -1,0 +1,155 @@
+"""Faithfulness rules about how often and which way round: repeated calls, numbers said and dropped, and a
+placement made the wrong way round (``faithfulness`` runs them with its own rules).
+
+Each came from a model plan the earlier rules let through (SmolLM2 restating blind tasks):
+
+6. **repeats**: the same call (skill and arguments) made k > 1 times needs k asked for: a count the task says
+   ("wipe it twice", "3 times"), or k clauses whose verbs ask for what the skill does. "wipe the counter down"
+   planned as three wipes of the counter is refused.
+7. **numbers**: a number the task says that no amount, object phrase or id reads ("give it two wipes", "lay it
+   for four") must be an argument of some step, or how many times a call is made. A plan that drops it has
+   dropped part of the task.
+8. **order**: a plan that ends with X on (or in) Y, where the task says Y on top of (or in) X and never X
+   on Y, does the task backwards ("keep the green cube on top of the red cube" planned as red on green).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from functools import cache
+from typing import TYPE_CHECKING
+
+from bt_executive.llm.grounding.object_matching import object_words
+from bt_executive.llm.language.lexicon import alternatives, load_lexicon
+from bt_executive.llm.language.noun_phrases import phrase_words
+from bt_executive.llm.language.quantities import COUNT, said_number
+from bt_executive.llm.model.task_reading import ClauseReading, TaskReading
+from bt_executive.skills.conditions import SymbolicState
+from bt_executive.skills.predicates import parse_predicate
+from bt_executive.skills.world_state import WorldState
+
+if TYPE_CHECKING:
+    from bt_executive.llm.model.faithfulness import StepView
+
+
+def call_key(step: StepView) -> str:
+    """One call's identity: its skill and arguments."""
+    return f"{step.call.skill}:{sorted(step.call.args.items())!r}"
+
+
+def repeats(steps: Sequence[StepView]) -> dict[str, int]:
+    """How many times each call is made, inserted steps left out."""
+    tally: dict[str, int] = {}
+    for step in steps:
+        if step.inserted_for is None:
+            tally[call_key(step)] = tally.get(call_key(step), 0) + 1
+    return tally
+
+
+def repeated(reading: TaskReading, steps: Sequence[StepView], world: WorldState) -> list[str]:
+    """Rule 6: a call made k > 1 times is asked for k times (a count said, or k clauses asking for it)."""
+    counts = [a.value for a in reading.amounts if a.kind == COUNT]
+    counts += [value for _, value, _ in _loose_numbers(reading, world, asked_only=False)]  # "3 photos", "do that twice"
+    tally = repeats(steps)
+    problems = []
+    seen: set[str] = set()
+    for step in steps:
+        key = call_key(step)
+        made = tally.get(key, 0)
+        if made < 2 or key in seen or step.manifest is None:
+            continue
+        seen.add(key)
+        actions = set(step.manifest.actions)
+        asking = sum(1 for c in reading.clauses if actions & c.actions or step.manifest.id in c.skills)
+        if any(n >= made for n in counts) or asking >= made:
+            continue
+        problems.append(f"{step.label} is made {made} times, and the task asks for it {max(asking, 1)} time(s)")
+    return problems
+
+
+def dropped_numbers(reading: TaskReading, steps: Sequence[StepView], world: WorldState) -> list[str]:
+    """Rule 7: a number said outside any amount, object phrase or id is an argument or a repetition count."""
+    said = _loose_numbers(reading, world)
+    if not said:
+        return []
+    used = {float(n) for n in repeats(steps).values()}
+    for step in steps:
+        used.update(float(v) for v in step.call.args.values() if isinstance(v, int | float) and not isinstance(v, bool))
+    return [
+        f"the task says {word!r} (in {clause.text!r}), which no step uses"
+        for word, value, clause in said
+        if value not in used
+    ]
+
+
+def _loose_numbers(
+    reading: TaskReading, world: WorldState, *, asked_only: bool = True
+) -> list[tuple[str, float, ClauseReading]]:
+    """The number words and numerals of the task's clauses that no amount, object phrase or id reads (in the
+    clauses that ask for something, with ``asked_only``; "do that twice" asks by its number alone)."""
+    names = [*(o.id for o in world.objects), *world.regions]
+    id_pairs = {pair for name in names for pair in itertools.pairwise(phrase_words(name))}
+    nouns = {w for o in world.objects for w in object_words(o)}
+    found = []
+    for clause in reading.clauses:
+        if asked_only and not clause.actions and not clause.skills:
+            continue  # "guests arrive at seven": said, not asked for
+        read = {w for a in clause.amounts for w in a.text.split()} | {
+            w for m in clause.mentions for w in m.phrase.split()
+        }
+        words = clause.text.split()
+        for index, word in enumerate(words):
+            value = said_number(word)  # "3", "three", "twice"; not "one" ("the red one") nor "a"
+            if value is None or value == 1 or word in read:
+                continue
+            if index and (words[index - 1], f"{value:g}") in id_pairs:
+                continue  # "pump two", "pump 2": pump_2
+            after = words[index + 1] if index + 1 < len(words) else ""
+            if {after, after.removesuffix("s"), after.removesuffix("es")} & nouns:
+                continue  # "the three cubes", "both red mugs": a count of objects, read by the object phrase
+            found.append((word, value, clause))
+    return found
+
+
+@cache
+def _relation() -> re.Pattern[str]:
+    return re.compile(rf"\b(?:{alternatives(load_lexicon().verbless_relations)})\b")
+
+
+def stated_on(reading: TaskReading) -> set[tuple[str, str]]:
+    """(X, Y) for each "X on top of / in Y" a clause says between two objects it names one each of."""
+    stated: set[tuple[str, str]] = set()
+    for clause in reading.clauses:
+        words = clause.text.split()
+        placed: list[tuple[int, str]] = []  # (where its last word stands, id)
+        start = 0
+        for mention in clause.mentions:
+            last = mention.phrase.split()[-1] if mention.phrase.split() else ""
+            at = next((i for i in range(start, len(words)) if words[i] == last), None)
+            if at is None or len(mention.ids) != 1 or mention.excluded:
+                continue
+            placed.append((at, mention.ids[0]))
+            start = at + 1
+        for (at_a, a), (at_b, b) in itertools.pairwise(placed):
+            if a != b and _relation().search(" ".join(words[at_a + 1 : at_b])):
+                stated.add((a, b))
+    return stated
+
+
+def backwards(reading: TaskReading, final: SymbolicState, before: SymbolicState) -> list[str]:
+    """Rule 8: the plan puts X on (in) Y where the task says Y on (in) X, and never X on Y."""
+    stated = stated_on(reading)
+    problems = []
+    for top, bottom in sorted(stated):
+        if (bottom, top) in stated:
+            continue
+        for relation in ("on", "in"):
+            atom = parse_predicate(f"{relation}({bottom}, {top})")
+            if final.holds(atom) and not before.holds(atom):
+                problems.append(f"the plan ends with {bottom} {relation} {top}; the task says {top} on {bottom}")
+    return problems
+
+
+__all__ = ["backwards", "dropped_numbers", "repeated", "repeats", "stated_on"]

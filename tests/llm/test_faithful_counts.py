@@ -1,0 +1,89 @@
+"""Faithfulness rules 6-8 (``llm/model/faithful_counts.py``): model plans the earlier rules let through.
+
+Each wrong plan here is one SmolLM2 made in rewrite mode on a blind task (``benchmarks/rewrite_modes.py``);
+each right plan beside it is what the task asks, and stays faithful.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from bt_executive.llm.eval.eval_robots import EvalRobot, load_robot
+from bt_executive.llm.model.faithfulness import check_faithful
+from bt_executive.llm.plan import Plan
+from bt_executive.skills.call import SkillCall
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+
+
+@pytest.fixture(scope="module")
+def robots() -> dict[str, EvalRobot]:
+    tuned = {"tabletop": GOLDEN / "planner_tasks.yaml"}
+    return {n: load_robot(GOLDEN / "robots" / n, tuned=tuned.get(n)) for n in ("tabletop", "home", "inspection")}
+
+
+def _problems(robot: EvalRobot, task: str, *calls: tuple[str, Mapping[str, object]]) -> tuple[str, ...]:
+    plan = Plan(steps=tuple(SkillCall.model_validate({"skill": s, "args": a}) for s, a in calls))
+    return check_faithful(plan, task, robot.world, robot.registry).problems
+
+
+WIPE_COUNTER = ("cleaning/wipe_table", {"surface": "counter"})
+
+
+def test_a_call_made_three_times_for_a_task_that_asks_once_is_unfaithful(robots: dict[str, EvalRobot]) -> None:
+    task = "Crumbs on the counter attract ants, so before you finish for the day, wipe the counter down."
+    home = robots["home"]
+    assert [p for p in _problems(home, task, *[WIPE_COUNTER] * 3) if "made 3 times" in p] != []
+    assert _problems(home, task, WIPE_COUNTER) == ()
+
+
+def test_a_repetition_the_task_says_is_faithful(robots: dict[str, EvalRobot]) -> None:
+    home = robots["home"]
+    assert _problems(home, "wipe the counter down twice", WIPE_COUNTER, WIPE_COUNTER) == ()
+    assert _problems(home, "wipe the counter, then wipe it again", WIPE_COUNTER, WIPE_COUNTER) == ()
+
+
+def test_numbers_the_plan_drops_make_it_unfaithful(robots: dict[str, EvalRobot]) -> None:
+    task = "Would you clear the kitchen table, give it two wipes, and then lay it for four?"
+    problems = _problems(robots["home"], task, ("kitchen/clear_table", {"table": "kitchen_table"}))
+    assert [p for p in problems if "'two'" in p or "'four'" in p] == [
+        "the task says 'two' (in 'give it two wipes'), which no step uses",
+        "the task says 'four' (in 'lay it for four'), which no step uses",
+    ]
+
+
+def test_numbers_that_name_objects_or_count_them_are_not_dropped(robots: dict[str, EvalRobot]) -> None:
+    inspection = robots["inspection"]
+    approach = ("nav/approach_object", {"object": "pump_2"})
+    assert [p for p in _problems(inspection, "go up to pump two", approach) if "which no step uses" in p] == []
+    tabletop = robots["tabletop"]
+    in_bowl = ("tabletop/place_on", {"target": "bowl"})
+    calls = [("tabletop/pick", {"object": "red_cube"}), in_bowl, ("tabletop/pick", {"object": "green_cube"}), in_bowl]
+    assert [p for p in _problems(tabletop, "put the two cubes in the bowl", *calls) if "'two'" in p] == []
+
+
+def test_a_placement_made_the_wrong_way_round_is_unfaithful(robots: dict[str, EvalRobot]) -> None:
+    tabletop = robots["tabletop"]
+    task = "Kindly keep the green cube on top of the red cube."
+    backwards = _problems(
+        tabletop, task, ("tabletop/pick", {"object": "red_cube"}), ("tabletop/place_on", {"target": "green_cube"})
+    )
+    right = _problems(
+        tabletop, task, ("tabletop/pick", {"object": "green_cube"}), ("tabletop/place_on", {"target": "red_cube"})
+    )
+    assert ([p for p in backwards if "the task says green_cube on red_cube" in p], right) == (
+        ["the plan ends with red_cube on green_cube; the task says green_cube on red_cube"],
+        (),
+    )
+
+
+def test_a_clause_naming_what_a_skill_makes_needs_that_skill(robots: dict[str, EvalRobot]) -> None:
+    task = "Go to the boiler room, snap one photo there, then come back to the control room."
+    go = [("nav/navigate_to", {"location": "boiler_room"}), ("nav/navigate_to", {"location": "control_room"})]
+    inspection = robots["inspection"]
+    skipped = _problems(inspection, task, *go)
+    with_photo = _problems(inspection, task, go[0], ("inspect/take_photo", {}), go[1])
+    assert ([p for p in skipped if "snap one photo there" in p] != [], with_photo) == (True, ())
