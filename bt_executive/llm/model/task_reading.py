@@ -519,7 +519,7 @@ def _verbs(
                 found.append((at, phrase))
     found.sort()
     actions = frozenset(a for _, p in found for a in meanings.get(p, ()))
-    skills = set(s for _, p in found for s in phrases.get(p, ()))
+    skills = {s for _, p in found for s in phrases.get(p, ())}
     nouns = _phrase_nouns(phrases, lex)
     for at, word in enumerate(words):  # "snap one photo there": a photo is what take_photo makes
         if at not in inside:
