@@ -4,8 +4,8 @@
 either writes the plan as skill calls (``local``: structured JSON) or
 restates the task in the robot's language for the grammar planner to plan
 (``local-rewrite``: ``llm/model/rewrite_planner.py``). Both run here behind
-``auto`` on the tasks the grammar cannot parse, for the tabletop and the home
-robot (``tests/golden/robots``), tuned and held-out splits, one llama.cpp
+``auto`` on the tasks the grammar cannot parse (and nothing refuses first), for
+every eval robot (``tests/golden/robots``), each split, one llama.cpp
 server for both; every model plan is checked against the task
 (faithfulness). Per tier: tasks, exact, refused, wrong (must be 0), mean
 seconds per task and generated tokens per task. The held-out split is
@@ -39,7 +39,7 @@ from bt_executive.skills.world_state import WorldState
 from bt_executive.testing.llm_server import local_model_session
 
 GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden"
-ROBOTS = ("tabletop", "home")
+ROBOTS = ("tabletop", "home", "inspection")
 TUNED = {"tabletop": GOLDEN / "planner_tasks.yaml"}
 MODES = {"skill-call": "local", "rewrite": "local-rewrite"}
 

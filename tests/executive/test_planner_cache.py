@@ -74,7 +74,8 @@ def test_a_warmed_local_model_serves_every_task_until_the_cache_closes_it(
     monkeypatch.setenv("BT_EXECUTIVE_CACHE", str(tmp_path / "cache"))
     config = yaml.safe_load((config_dir() / "llm.yaml").read_text())
     api_base = f"http://127.0.0.1:{_free_port()}/v1"
-    config["profiles"]["local"]["api_base"] = api_base  # a port of its own: this planner starts the server
+    fallback_profile = config["profiles"]["auto"]["fallback"]
+    config["profiles"][fallback_profile]["api_base"] = api_base  # a port of its own: this planner starts the server
     llm_config = tmp_path / "llm.yaml"
     llm_config.write_text(yaml.safe_dump(config))
     planners = _factory(llm_config)

@@ -10,15 +10,11 @@ from bt_executive.llm.profiles import load_llm_config
 from bt_executive.skills.errors import ManifestError
 
 
-def test_shipped_profiles_load_with_auto_as_default_falling_back_to_local() -> None:
+def test_shipped_profiles_load_with_auto_as_default_falling_back_to_the_local_rewrite() -> None:
     config = load_llm_config()
     default = config.profile()
-    assert (config.default, default.planner, default.fallback, {"stub", "local"} <= set(config.profiles)) == (
-        "auto",
-        "auto",
-        "local",
-        True,
-    )
+    profiles = {"stub", "local", "local-rewrite"} <= set(config.profiles)
+    assert (config.default, default.planner, default.fallback, profiles) == ("auto", "auto", "local-rewrite", True)
 
 
 def test_a_fallback_that_is_not_a_model_profile_is_refused_naming_the_field(tmp_path: Path) -> None:

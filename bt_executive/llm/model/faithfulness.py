@@ -71,7 +71,7 @@ from bt_executive.llm.grammar_planner.skill_choice import names_category
 from bt_executive.llm.grounding.object_matching import is_open, match_objects
 from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch, convert, schema_unit
 from bt_executive.llm.language.task_grammar import IntentAction
-from bt_executive.llm.model.faithful_counts import backwards, dropped_numbers, repeated
+from bt_executive.llm.model.faithful_details import backwards, dropped_numbers, options, repeated
 from bt_executive.llm.model.task_reading import ClauseReading, Mention, TaskReading, read_task, table_ids
 from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
 from bt_executive.skills.call import AttemptRecord, SkillCall
@@ -147,6 +147,7 @@ def check_faithful(
         *_amounts(reading, steps),
         *_misplaced(reading, plan.steps, world, registry),
         *repeated(reading, steps, world),
+        *options(reading, steps),
         *dropped_numbers(reading, steps, world),
         *backwards(reading, _state_after(plan.steps, [s.manifest for s in steps], world), SymbolicState(world)),
     ]

@@ -1,4 +1,4 @@
-"""Faithfulness rules 6-8 (``llm/model/faithful_counts.py``): model plans the earlier rules let through.
+"""Faithfulness rules 6-8 (``llm/model/faithful_details.py``): model plans the earlier rules let through.
 
 Each wrong plan here is one SmolLM2 made in rewrite mode on a blind task (``benchmarks/rewrite_modes.py``);
 each right plan beside it is what the task asks, and stays faithful.
@@ -87,3 +87,17 @@ def test_a_clause_naming_what_a_skill_makes_needs_that_skill(robots: dict[str, E
     skipped = _problems(inspection, task, *go)
     with_photo = _problems(inspection, task, go[0], ("inspect/take_photo", {}), go[1])
     assert ([p for p in skipped if "snap one photo there" in p] != [], with_photo) == (True, ())
+
+
+def test_a_count_the_call_takes_as_its_argument_is_no_repetition(robots: dict[str, EvalRobot]) -> None:
+    scan = ("inspect/scan_shelf", {"shelf": "shelf_a", "levels": 4})
+    problems = _problems(robots["inspection"], "3) Stock count on shelf_a, 4 levels.", scan, scan, scan)
+    assert [p for p in problems if "made 3 times" in p] != []
+
+
+def test_an_option_the_task_says_is_not_left_at_its_default(robots: dict[str, EvalRobot]) -> None:
+    task = "From where you are standing, you try reading the barcode on label L4."
+    inspection = robots["inspection"]
+    left = _problems(inspection, task, ("inspect/read_label", {"object": "label_l4"}))
+    taken = _problems(inspection, task, ("inspect/read_label", {"object": "label_l4", "code": "barcode"}))
+    assert (left, taken) == (("step 1 read_label(label_l4): code any, but the task says barcode",), ())

@@ -1,5 +1,5 @@
-"""Faithfulness rules about how often and which way round: repeated calls, numbers said and dropped, and a
-placement made the wrong way round (``faithfulness`` runs them with its own rules).
+"""Faithfulness rules about the details: how often, which way round, which option (``faithfulness`` runs them
+with its own rules 1-5).
 
 Each came from a model plan the earlier rules let through (SmolLM2 restating blind tasks):
 
@@ -11,6 +11,10 @@ Each came from a model plan the earlier rules let through (SmolLM2 restating bli
    dropped part of the task.
 8. **order**: a plan that ends with X on (or in) Y, where the task says Y on top of (or in) X and never X
    on Y, does the task backwards ("keep the green cube on top of the red cube" planned as red on green).
+9. **options**: a step whose skill has a parameter of named options (a string ``enum``) does not leave it at
+   its default when the task says one other option, and only one ("reading the barcode on label L4":
+   ``code: barcode``, not the default ``any``). A word inside an object phrase ("the front door") says no
+   option; an option other than the default is the plan's to choose among those said.
 """
 
 from __future__ import annotations
@@ -63,7 +67,8 @@ def repeated(reading: TaskReading, steps: Sequence[StepView], world: WorldState)
         seen.add(key)
         actions = set(step.manifest.actions)
         asking = sum(1 for c in reading.clauses if actions & c.actions or step.manifest.id in c.skills)
-        if any(n >= made for n in counts) or asking >= made:
+        own = {float(v) for v in step.call.args.values() if isinstance(v, int | float) and not isinstance(v, bool)}
+        if any(n >= made and n not in own for n in counts) or asking >= made:  # "4 levels" is the call's own
             continue
         problems.append(f"{step.label} is made {made} times, and the task asks for it {max(asking, 1)} time(s)")
     return problems
@@ -152,4 +157,23 @@ def backwards(reading: TaskReading, final: SymbolicState, before: SymbolicState)
     return problems
 
 
-__all__ = ["backwards", "dropped_numbers", "repeated", "repeats", "stated_on"]
+def options(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
+    """Rule 9: an option of a step's parameter that the task says (outside object phrases) is the one taken."""
+    mentioned = {w for m in reading.mentions for w in m.phrase.split()}
+    said = {w for c in reading.clauses for w in c.text.split()} - mentioned
+    problems = []
+    for step in steps:
+        manifest = step.manifest
+        if manifest is None or step.inserted_for is not None:
+            continue
+        for param in (manifest.parameters or {}).get("properties", {}):
+            schema = manifest.parameter_schema(param)
+            choices = [v for v in schema.get("enum", ()) if isinstance(v, str) and v != schema.get("default")]
+            told = [v for v in choices if set(v.split("_")) <= said]
+            taken = step.call.args.get(param, schema.get("default"))
+            if len(told) == 1 and taken == schema.get("default"):  # left as it was: the option said is dropped
+                problems.append(f"{step.label}: {param} {taken}, but the task says {told[0]}")
+    return problems
+
+
+__all__ = ["backwards", "dropped_numbers", "options", "repeated", "repeats", "stated_on"]
