@@ -101,3 +101,10 @@ def test_an_option_the_task_says_is_not_left_at_its_default(robots: dict[str, Ev
     left = _problems(inspection, task, ("inspect/read_label", {"object": "label_l4"}))
     taken = _problems(inspection, task, ("inspect/read_label", {"object": "label_l4", "code": "barcode"}))
     assert (left, taken) == (("step 1 read_label(label_l4): code any, but the task says barcode",), ())
+
+
+def test_an_empty_plan_for_a_task_that_asks_for_an_action_is_unfaithful(robots: dict[str, EvalRobot]) -> None:
+    """SmolLM2's skill-call answer to this tuned task was an empty plan ("already done")."""
+    home = robots["home"]
+    assert _problems(home, "I'm handing you something, take it") != ()
+    assert _problems(home, "I'm handing you something, take it", ("handover/receive_object", {})) == ()

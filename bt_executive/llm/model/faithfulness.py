@@ -69,6 +69,7 @@ from pydantic import JsonValue
 
 from bt_executive.llm.grammar_planner.skill_choice import names_category
 from bt_executive.llm.grounding.object_matching import is_open, match_objects
+from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch, convert, schema_unit
 from bt_executive.llm.language.task_grammar import IntentAction
 from bt_executive.llm.model.faithful_details import backwards, dropped_numbers, options, repeated
@@ -437,7 +438,7 @@ def _undone(
     that brings the arm home. A pick followed by a clause about the same thing ("grasp the handle and open it")
     is the means of that clause, as the grammar reads it, and needs no step of its own."""
     if not steps:
-        return []  # "already done": nothing moves; rule 1 refuses it for a task that names objects
+        return _nothing_done(reading, done, world)
     manifests = [s.manifest for s in steps if s.manifest is not None] + list(done)
     problems = []
     for index, clause in enumerate(reading.clauses):
@@ -452,6 +453,25 @@ def _undone(
         ):
             asks = ", ".join(sorted(a.value for a in clause.actions)) or ", ".join(sorted(clause.skills))
             problems.append(f"the task says {clause.text!r}, which no step does ({asks})")
+    return problems
+
+
+def _nothing_done(reading: TaskReading, done: Sequence[SkillManifest], world: WorldState) -> list[str]:
+    """An empty plan ("already done") is faithful only where each clause's ask holds already: the arm is home
+    for "go home", the drawer open for "open the drawer", or an earlier attempt did it. Nothing else can show
+    that a task asking for an action ("I'm handing you something, take it") needs none."""
+    wishes = set(load_lexicon().requests.wish_verbs)
+    problems = []
+    for clause in reading.clauses:
+        if _already(clause, world) or any(set(m.actions) & clause.actions or m.id in clause.skills for m in done):
+            continue
+        if clause.verbs and set(clause.verbs) <= wishes and not clause.skills:
+            continue  # "make sure the arm is home": a state wished for, which the check cannot read
+        if clause.intent is not None and clause.intent.action is IntentAction.HOME:
+            if not world.at_home:
+                problems.append(f"the plan does nothing, and the task says {clause.text!r} (the arm is not home)")
+        elif clause.actions or clause.skills:
+            problems.append(f"the plan does nothing, and the task says {clause.text!r}")
     return problems
 
 
