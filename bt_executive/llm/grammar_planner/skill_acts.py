@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator
+from functools import cache
 
 from pydantic import JsonValue
 
@@ -43,13 +44,20 @@ from bt_executive.skills.conditions import bind, goal_effects
 from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
 from bt_executive.skills.world_state import WorldState
 
-_FROM_REGION = re.compile(
-    rf"^(?P<what>.+?)\s+(?:{alternatives(load_lexicon().place_relations)})\s+(?P<where>(?:the\s+)?\S+(?:\s+\S+)?)$"
-)
-"""An object phrase that ends in a place ("the red mug from the kitchen"): ``place_relations`` before it."""
 
-_IMPLIED_PREPOSITION = re.compile(rf"^(?:{alternatives(load_lexicon().place_words.implied_prepositions)})\s+")
-"""The word before what a skill that takes no object acts on anyway ("undock from the charger")."""
+@cache
+def _from_region() -> re.Pattern[str]:
+    """An object phrase that ends in a place ("the red mug from the kitchen"): ``place_relations`` before it
+    (compiled on first use: importing the planner does not read the lexicon)."""
+    relations = alternatives(load_lexicon().place_relations)
+    return re.compile(rf"^(?P<what>.+?)\s+(?:{relations})\s+(?P<where>(?:the\s+)?\S+(?:\s+\S+)?)$")
+
+
+@cache
+def _implied_preposition() -> re.Pattern[str]:
+    """The word before what a skill that takes no object acts on anyway ("undock from the charger")."""
+    return re.compile(rf"^(?:{alternatives(load_lexicon().place_words.implied_prepositions)})\s+")
+
 
 _UNIT_SUFFIXES = frozenset({"s", "m", "cm", "mm", "ms", "deg", "rad", "hz", "mps", "sec", "min", "pct", "percent"})
 """Unit suffixes of manifest parameter names (``max_duration_s``, ``speed_pct``): how manifests name their
@@ -295,7 +303,7 @@ class SkillActs(Chaining):
         ("hand over the red mug")."""
         if any(referent_param(m, region=False) or referent_param(m, region=True) for m in skills):
             return False
-        phrase = _IMPLIED_PREPOSITION.sub("", phrase)
+        phrase = _implied_preposition().sub("", phrase)
         ids = match_objects(phrase, self.world, exclude=self.history.excluded).ids
         held = self.held()
         needs_held = any("not gripper_empty" in m.preconditions for m in skills)
@@ -361,7 +369,7 @@ class SkillActs(Chaining):
 
     def place_apart(self, intent: Intent, skills: list[SkillManifest]) -> Intent:
         """ "the red mug from the kitchen": the region is the skill's place, not part of the object."""
-        found = _FROM_REGION.match(intent.object or "")
+        found = _from_region().match(intent.object or "")
         if found is None or intent.target is not None or region_named(found.group("where"), self.world) is None:
             return intent
         if not any(Role.PLACE in m.roles().values() for m in skills):
