@@ -43,6 +43,9 @@ The rules, each with its own reason:
    the bowl") is on or in its target when the plan ends, as far as the
    skills' effects say (the symbolic simulator the tree's plan check uses).
 
+Rules 6-9 (``faithful_details``): no call made more often than asked, no number said and dropped, no
+placement the wrong way round, no option said and left at its default.
+
 Decisions:
 
 - A task that names nothing checkable ("tidy up", "do a dance") is not waved
@@ -51,8 +54,9 @@ Decisions:
   A wrong plan is worse than a refusal.
 - An empty plan ("already done") for a task that names objects fails rule 1:
   nothing here can confirm that the task is done, so it is refused rather than
-  reported done. For a task that names none ("make sure the arm is home") it
-  passes: nothing moves.
+  reported done. For a task that names none it passes only where each clause's
+  ask holds already (the arm home for "go home") or is a wish the check cannot
+  read ("make sure the arm is home").
 - Text inside braces is data (``task_reading``): a plan acting on an object
   named only inside pasted JSON acts on an object the task never names.
 - The check reads a task the way the grammar does; on the grammar's own plans

@@ -531,7 +531,7 @@ def _phrase_nouns(phrases: dict[str, frozenset[str]], lex: Lexicon) -> dict[str,
     """The noun of each skill phrase of the form "<verb> a/the <noun> [of|on|from]" ("take a photo of": photo)
     -> the skills that claim it: a clause that names it asks for one of them, whatever its verb."""
     determiners = set(lex.determiners)
-    glue = set(lex.relations.get("from", ())) | {"of", "on", "from", "off"}
+    glue = {w for relation in lex.relations.get("from", ()) for w in relation.split()} | set(lex.modifier_relations)
     table: dict[str, set[str]] = {}
     for phrase, skills in phrases.items():
         words = phrase.split()
