@@ -78,13 +78,9 @@ class AutoPlanner:
 
     def plan(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> Plan:
         """Refuse what no skill serves; plan by grammar; else ask the fallback model with context."""
-        refuse_unreadable(task)
-        refuse_out_of_scope(task)
-        refuse_prohibition(task)
         try:
-            return self._grammar.plan(task, world_state, prior_attempts)
+            return self._screened_grammar_plan(task, world_state, prior_attempts)
         except TaskNotUnderstood as err:
-            self.refuse_missing_skill(task)
             if self._make_fallback is None:
                 raise unread(task, world_state, err) from None
             return self._ask_model(task, world_state, prior_attempts, err)
@@ -93,19 +89,26 @@ class AutoPlanner:
         """Whether ``plan`` hands this task to the fallback model (with one): nothing refuses it first and the
         grammar cannot read it. The benchmarks pick the model's tasks by this."""
         try:
-            refuse_unreadable(task)
-            refuse_out_of_scope(task)
-            refuse_prohibition(task)
-            self._grammar.plan(task, world_state)
+            self._screened_grammar_plan(task, world_state, ())
         except TaskNotUnderstood:
-            try:
-                self.refuse_missing_skill(task)
-            except PlannerRefused:
-                return False
             return True
         except PlannerError:
             return False
         return False
+
+    def _screened_grammar_plan(
+        self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord]
+    ) -> Plan:
+        """The refusal screen, then the grammar's plan; TaskNotUnderstood (for the model) only when the grammar
+        cannot read the task and it names no verb this robot lacks."""
+        refuse_unreadable(task)
+        refuse_out_of_scope(task)
+        refuse_prohibition(task)
+        try:
+            return self._grammar.plan(task, world_state, prior_attempts)
+        except TaskNotUnderstood:
+            self.refuse_missing_skill(task)
+            raise
 
     def refuse_missing_skill(self, task: str) -> None:
         """A task whose action words name only verbs no skill of this robot declares is refused."""

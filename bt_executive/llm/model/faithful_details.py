@@ -43,13 +43,18 @@ def call_key(step: StepView) -> str:
     return f"{step.call.skill}:{sorted(step.call.args.items())!r}"
 
 
-def repeats(steps: Sequence[StepView]) -> dict[str, int]:
-    """How many times each call is made, inserted steps left out."""
+def repeats(steps: Sequence[StepView], *, inserted: bool = False) -> dict[str, int]:
+    """How many times each call is made (inserted steps counted only with ``inserted``)."""
     tally: dict[str, int] = {}
     for step in steps:
-        if step.inserted_for is None:
+        if inserted or step.inserted_for is None:
             tally[call_key(step)] = tally.get(call_key(step), 0) + 1
     return tally
+
+
+def numbers_in(step: StepView) -> set[float]:
+    """The numeric arguments of a step's call (booleans are not numbers here)."""
+    return {float(v) for v in step.call.args.values() if isinstance(v, int | float) and not isinstance(v, bool)}
 
 
 def repeated(reading: TaskReading, steps: Sequence[StepView], world: WorldState) -> list[str]:
@@ -67,7 +72,7 @@ def repeated(reading: TaskReading, steps: Sequence[StepView], world: WorldState)
         seen.add(key)
         actions = set(step.manifest.actions)
         asking = sum(1 for c in reading.clauses if actions & c.actions or step.manifest.id in c.skills)
-        own = {float(v) for v in step.call.args.values() if isinstance(v, int | float) and not isinstance(v, bool)}
+        own = numbers_in(step)
         if any(n >= made and n not in own for n in counts) or asking >= made:  # "4 levels" is the call's own
             continue
         problems.append(f"{step.label} is made {made} times, and the task asks for it {max(asking, 1)} time(s)")
@@ -81,7 +86,7 @@ def dropped_numbers(reading: TaskReading, steps: Sequence[StepView], world: Worl
         return []
     used = {float(n) for n in repeats(steps).values()}
     for step in steps:
-        used.update(float(v) for v in step.call.args.values() if isinstance(v, int | float) and not isinstance(v, bool))
+        used |= numbers_in(step)
     return [
         f"the task says {word!r} (in {clause.text!r}), which no step uses"
         for word, value, clause in said
@@ -176,4 +181,4 @@ def options(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     return problems
 
 
-__all__ = ["backwards", "dropped_numbers", "options", "repeated", "repeats", "stated_on"]
+__all__ = ["backwards", "dropped_numbers", "numbers_in", "options", "repeated", "repeats", "stated_on"]

@@ -76,7 +76,7 @@ from bt_executive.llm.grounding.object_matching import is_open, match_objects
 from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch, convert, schema_unit
 from bt_executive.llm.language.task_grammar import IntentAction
-from bt_executive.llm.model.faithful_details import backwards, dropped_numbers, options, repeated
+from bt_executive.llm.model.faithful_details import backwards, dropped_numbers, options, repeated, repeats
 from bt_executive.llm.model.task_reading import ClauseReading, Mention, TaskReading, read_task, table_ids
 from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
 from bt_executive.skills.call import AttemptRecord, SkillCall
@@ -612,11 +612,7 @@ def _is_default(manifest: SkillManifest, param: str, value: float) -> bool:
 
 def _repeats(steps: Sequence[StepView]) -> set[float]:
     """How many times each call is made: a count the task says ("twice") may be the plan's repetitions."""
-    tally: dict[str, int] = {}
-    for step in steps:
-        key = f"{step.call.skill}:{sorted(step.call.args.items())!r}"
-        tally[key] = tally.get(key, 0) + 1
-    return {float(n) for n in tally.values()}
+    return {float(n) for n in repeats(steps, inserted=True).values()}
 
 
 __all__ = ["Faithfulness", "check_faithful", "require_faithful", "view_steps", "with_note"]
