@@ -66,6 +66,11 @@ lint: venv
 typecheck: venv
 	$(PY) -m mypy
 
+# Two workers: most tests wait on a ROS graph, a sim or a model server rather than a core, so two run in about
+# 60% of one's time on 2 cores. Each worker holds a ROS domain of its own (bt_executive/testing/ros_domain.py).
+# One process (a debugger, -s), or a part: make unit PYTEST_ARGS=tests/llm
+PYTEST_ARGS ?= -n 2
+
 unit: venv
 	@$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
