@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from rclpy.lifecycle import LifecycleNode
 
+from bt_executive.executive.tree_topic import tree_qos
 from bt_executive.skills.call import SkillCall
 from bt_executive.skills.colours import colour_rgba
 from bt_executive.skills.world_state import WorldState
@@ -50,15 +51,8 @@ _MM = 3
 
 
 def markers_qos() -> QoSProfile:
-    """Reliable, transient-local, last one: a display started later still gets the current picture."""
-    from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-
-    return QoSProfile(
-        depth=1,
-        history=HistoryPolicy.KEEP_LAST,
-        reliability=ReliabilityPolicy.RELIABLE,
-        durability=DurabilityPolicy.TRANSIENT_LOCAL,
-    )
+    """The tree topic's QoS (reliable, transient-local, last one): a display started later still gets the picture."""
+    return tree_qos()
 
 
 def named_ids(call: SkillCall | None, world: WorldState | None) -> frozenset[str]:

@@ -20,15 +20,12 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-ARM_JOINTS: tuple[str, ...] = (
-    "j1_yaw",
-    "j2_shoulder",
-    "j3_elbow",
-    "j4_forearm_roll",
-    "j5_wrist_pitch",
-    "j6_wrist_roll",
-)
-"""Arm joint names, base to hand; also the order of every joint vector in this package."""
+from bt_executive.skills.vla_robot_binding import SIM_ARM_JOINTS
+
+ARM_JOINTS: tuple[str, ...] = SIM_ARM_JOINTS
+"""Arm joint names, base to hand; also the order of every joint vector in this package.
+
+The names are a VLA manifest's default ``arm_joints`` (skills may not import the sim, so they are written there)."""
 
 FINGER_JOINTS: tuple[str, str] = ("finger_left", "finger_right")
 """Slide joints of the two fingers; each opens by half the finger gap."""

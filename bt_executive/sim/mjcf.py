@@ -133,59 +133,39 @@ def build_mjcf(scene: Scene) -> str:
     for a, b in (("base", "link2"), ("link1", "link3"), ("finger_left", "finger_right")):
         _sub(contact, "exclude", body1=a, body2=b)
     actuators = _sub(root, "actuator")
-    for name, (kp, kv, torque) in zip(arm.ARM_JOINTS, _ARM_GAINS, strict=True):
-        lo, hi = arm.JOINT_LIMITS[arm.ARM_JOINTS.index(name)]
-        _sub(
-            actuators,
-            "position",
-            name=name,
-            joint=name,
-            kp=f"{kp:g}",
-            kv=f"{kv:g}",
-            ctrlrange=_v((lo, hi)),
-            forcerange=_v((-torque, torque)),
-        )
-    # One servo per finger, both given the same target: each squeezes with up to 6 N, so an
-    # off-centre object is pushed to the middle rather than dragged by a soft coupling.
-    for name, joint in zip(GRIPPER_ACTUATORS, arm.FINGER_JOINTS, strict=True):
-        _sub(
-            actuators,
-            "position",
-            name=name,
-            joint=joint,
-            kp="1000",
-            kv="20",
-            ctrlrange=_v((0.0, arm.MAX_OPENING / 2)),
-            forcerange="-6 6",
-        )
+    for name, joint, kp, kv, ctrlrange, forcerange in _servos():
+        _sub(actuators, "position", name=name, joint=joint, kp=kp, kv=kv, ctrlrange=ctrlrange, forcerange=forcerange)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode")
 
 
+def _servos() -> list[tuple[str, str, str, str, str, str]]:
+    """Every position servo's name, joint, kp, kv, ctrlrange and forcerange: the arm's joints, then the fingers."""
+    servos = [
+        (name, name, f"{kp:g}", f"{kv:g}", _v(limits), _v((-torque, torque)))
+        for name, limits, (kp, kv, torque) in zip(arm.ARM_JOINTS, arm.JOINT_LIMITS, _ARM_GAINS, strict=True)
+    ]
+    # One servo per finger, both given the same target: each squeezes with up to 6 N, so an
+    # off-centre object is pushed to the middle rather than dragged by a soft coupling.
+    finger_range = _v((0.0, arm.MAX_OPENING / 2))
+    servos += [
+        (name, joint, "1000", "20", finger_range, "-6 6")
+        for name, joint in zip(GRIPPER_ACTUATORS, arm.FINGER_JOINTS, strict=True)
+    ]
+    return servos
+
+
+_TEXTURES: tuple[dict[str, str], ...] = (
+    {"name": "sky", "type": "skybox", "builtin": "gradient", "rgb1": "0.55 0.65 0.8", "rgb2": "0.95 0.95 0.97"},
+    {"name": "wood", "type": "2d", "builtin": "checker", "rgb1": "0.72 0.6 0.45", "rgb2": "0.68 0.56 0.42"},
+)
+"""The scene's textures (64 x 64 each): the sky's gradient and the table's checker."""
+
+
 def _assets(root: ET.Element) -> None:
     assets = _sub(root, "asset")
-    _sub(
-        assets,
-        "texture",
-        name="sky",
-        type="skybox",
-        builtin="gradient",
-        rgb1="0.55 0.65 0.8",
-        rgb2="0.95 0.95 0.97",
-        width="64",
-        height="64",
-    )
-    _sub(
-        assets,
-        "texture",
-        name="wood",
-        type="2d",
-        builtin="checker",
-        rgb1="0.72 0.6 0.45",
-        rgb2="0.68 0.56 0.42",
-        width="64",
-        height="64",
-    )
+    for texture in _TEXTURES:
+        _sub(assets, "texture", **texture, width="64", height="64")
     _sub(assets, "material", name="table", texture="wood", texrepeat="8 8", reflectance="0")
     _sub(assets, "material", name="robot", rgba=ROBOT_RGBA, specular="0.3")
     _sub(assets, "material", name="joint", rgba=JOINT_RGBA)

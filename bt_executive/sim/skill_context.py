@@ -27,6 +27,7 @@ from bt_executive.sim.execution import SkillFailure
 from bt_executive.sim.kinematics import HeldObject, PathCollision
 from bt_executive.sim.model_index import DrawerHandle, ObjectHandle
 from bt_executive.sim.trajectory import JointTrajectory
+from bt_executive.skills.call import SkillResult
 from bt_executive.skills.failures import FailureKind
 
 if TYPE_CHECKING:
@@ -54,6 +55,15 @@ def rounded(values: Iterable[float] | npt.ArrayLike, digits: int = 4) -> list[Js
 def up(dz: float) -> FloatArray:
     """A vertical offset, to add to a point."""
     return np.array([0.0, 0.0, dz])
+
+
+def postcondition(
+    outcome: str, evidence: dict[str, JsonValue], *, failed: bool, reason: str, detail: str
+) -> SkillResult:
+    """How a skill ends once it has moved: ``outcome``, or ``postcondition_failed`` where its effect is not there."""
+    if failed:
+        raise SkillFailure(FailureKind.POSTCONDITION_FAILED, reason, detail=detail, evidence=evidence)
+    return SkillResult.ok(outcome, evidence=evidence)
 
 
 def finger_yaw(rot: FloatArray) -> float:
@@ -104,25 +114,24 @@ class SkillContext:
         """A movable object by id, or ``not_found``."""
         handle = self.index.objects.get(object_id)
         if handle is None or object_id in self.backend.removed_objects:
-            raise SkillFailure(
-                FailureKind.NOT_FOUND,
-                "unknown_object",
-                detail=f"no object {object_id!r} in the scene",
-                evidence={"object": object_id, "known": list(self.backend.present_ids())},
-            )
+            raise self._not_found("object", object_id)
         return handle
 
     def find_drawer(self, drawer_id: str) -> DrawerHandle:
         """The drawer by id, or ``not_found``."""
         drawer = self.index.drawer
         if drawer is None or drawer.spec.drawer_id != drawer_id:
-            raise SkillFailure(
-                FailureKind.NOT_FOUND,
-                "unknown_drawer",
-                detail=f"no drawer {drawer_id!r} in the scene",
-                evidence={"drawer": drawer_id, "known": list(self.backend.present_ids())},
-            )
+            raise self._not_found("drawer", drawer_id)
         return drawer
+
+    def _not_found(self, what: str, wanted: str) -> SkillFailure:
+        """``not_found`` for a ``what`` (object, drawer) the scene lacks, with the ids it has."""
+        return SkillFailure(
+            FailureKind.NOT_FOUND,
+            f"unknown_{what}",
+            detail=f"no {what} {wanted!r} in the scene",
+            evidence={what: wanted, "known": list(self.backend.present_ids())},
+        )
 
     def holding(self) -> str | None:
         """The object in the gripper, or None."""

@@ -183,18 +183,9 @@ def load_knowledge(path: Path) -> KnowledgeSkill:
         meta = validate_model(parse_yaml_mapping(frontmatter, source), KnowledgeFrontmatter, source)
         if meta.name not in (root.name, bundle.name):
             problems.append(Problem(source, "name", f"{meta.name!r} must match the bundle directory {bundle.name!r}"))
-        skill = KnowledgeSkill(
-            id=f"{meta.owner}/{meta.name}",
-            version=meta.version,
-            description=meta.description,
-            inputs=meta.inputs,
-            outputs=meta.outputs,
-            objects=meta.objects,
-            scenes=meta.scenes,
-            applies_to=meta.applies_to,
-            body=body,
-            source=source,
-        )
+        # Every frontmatter field but the id's two parts is the skill's field of the same name.
+        fields = meta.model_dump(exclude={"owner", "name"})
+        skill = KnowledgeSkill(id=f"{meta.owner}/{meta.name}", body=body, source=source, **fields)
     except ManifestError as err:
         problems.extend(err.problems)
     references, ref_problems = _read_references(bundle, root)

@@ -254,6 +254,13 @@ class VlaBinding(BaseModel):
         return self
 
 
+_BINDING_BLOCKS: dict[str, tuple[SkillKind, str]] = {
+    "ros": (SkillKind.ROS_ACTION, "action_type, action_name"),
+    "vla": (SkillKind.VLA, "policy or endpoint, prompt_template"),
+}
+"""Each binding block of a manifest: the one kind that needs it (no other kind may have it), and what it holds."""
+
+
 class SkillManifest(BaseModel):
     """Everything the executive, planners and routers know about one skill."""
 
@@ -290,24 +297,18 @@ class SkillManifest(BaseModel):
             return None
         return check_parameter_schema(value)
 
-    @field_validator("ros")
+    @field_validator("ros", "vla")
     @classmethod
-    def _ros_fits_kind(cls, value: RosBinding | None, info: ValidationInfo) -> RosBinding | None:
+    def _binding_fits_kind(
+        cls, value: RosBinding | VlaBinding | None, info: ValidationInfo
+    ) -> RosBinding | VlaBinding | None:
+        block = str(info.field_name)
+        owner, contents = _BINDING_BLOCKS[block]
         kind = info.data.get("kind")
-        if kind is SkillKind.ROS_ACTION and value is None:
-            raise ValueError("a ros_action skill needs a ros block (action_type, action_name)")
-        if kind is not None and kind is not SkillKind.ROS_ACTION and value is not None:
-            raise ValueError(f"a {kind.value} skill must not have a ros block")
-        return value
-
-    @field_validator("vla")
-    @classmethod
-    def _vla_fits_kind(cls, value: VlaBinding | None, info: ValidationInfo) -> VlaBinding | None:
-        kind = info.data.get("kind")
-        if kind is SkillKind.VLA and value is None:
-            raise ValueError("a vla skill needs a vla block (policy or endpoint, prompt_template)")
-        if kind is not None and kind is not SkillKind.VLA and value is not None:
-            raise ValueError(f"a {kind.value} skill must not have a vla block")
+        if kind is owner and value is None:
+            raise ValueError(f"a {owner.value} skill needs a {block} block ({contents})")
+        if kind is not None and kind is not owner and value is not None:
+            raise ValueError(f"a {kind.value} skill must not have a {block} block")
         return value
 
     @model_validator(mode="after")

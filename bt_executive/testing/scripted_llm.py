@@ -27,10 +27,11 @@ import urllib.error
 import urllib.request
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from bt_executive.runtime.local_server import LocalServer
 
 COMPLETIONS_PATH = "/v1/chat/completions"
 
@@ -141,7 +142,7 @@ def _forward(url: str, body: dict[str, Any]) -> ScriptedReply:
         return ScriptedReply(status=err.code, raw=err.read().decode())
 
 
-class ScriptedLLMServer:
+class ScriptedLLMServer(LocalServer):
     """The scripted server: ``queue`` replies, ``start()`` it, read ``requests`` after."""
 
     def __init__(self, fallback_url: str | None = None) -> None:
@@ -238,12 +239,3 @@ class ScriptedLLMServer:
             self._thread.join(timeout=5)
         self._httpd = None
         self._thread = None
-
-    def __enter__(self) -> ScriptedLLMServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()

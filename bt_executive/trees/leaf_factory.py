@@ -9,6 +9,7 @@ manifest's ``kind``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import py_trees
@@ -36,6 +37,7 @@ class LeafFactory(Protocol):
         ...
 
 
+@dataclass(eq=False)
 class SkillLeafFactory:
     """Builds leaves from the registry's manifests: ROS action skills on ``node``, VLA loops on a robot.
 
@@ -45,29 +47,17 @@ class SkillLeafFactory:
     replaces every VLA manifest's policy transport with that websocket server.
     """
 
-    def __init__(
-        self,
-        registry: SkillRegistry,
-        *,
-        node: Node | None = None,
-        robot: Any = None,
-        world: WorldStateSource | None = None,
-        action_options: ActionSkillOptions | None = None,
-        robots: RobotProvider | None = None,
-        vla_options: VlaOptions | None = None,
-        vla_endpoint: str | None = None,
-        wake: Callable[[], None] | None = None,
-    ) -> None:
-        """``wake``: what ROS action leaves call when a goal response or a result arrives (tick now)."""
-        self.registry = registry
-        self.node = node
-        self.robot = robot
-        self.world = world
-        self.action_options = action_options
-        self.robots = robots
-        self.vla_options = vla_options
-        self.vla_endpoint = vla_endpoint
-        self.wake = wake
+    registry: SkillRegistry
+    _: KW_ONLY
+    node: Node | None = None
+    robot: Any = None
+    world: WorldStateSource | None = None
+    action_options: ActionSkillOptions | None = None
+    robots: RobotProvider | None = None
+    vla_options: VlaOptions | None = None
+    vla_endpoint: str | None = None
+    wake: Callable[[], None] | None = None
+    """What ROS action leaves call when a goal response or a result arrives (tick now)."""
 
     def __call__(self, call: SkillCall, *, name: str, key: str) -> py_trees.behaviour.Behaviour:
         """Dispatch on the manifest's kind; a missing transport is a clear error, not a late crash."""

@@ -2,10 +2,11 @@
 
 ::
 
-    description: Home the arm, then pick the red cube (three tries) and check it is held.
+    # config/trees/home_then_pick.yaml
+    description: Move the arm home, then pick up the red cube (up to three tries) and check it is held.
     root:
       sequence:
-        name: Home then pick
+        name: Home, then pick the red cube
         children:
           - skill: tabletop/home
           - retry:

@@ -1,17 +1,6 @@
 """Hand-written trees: a YAML routine becomes a py_trees tree, and a tree built from one becomes YAML again.
 
-::
-
-    # config/trees/home_then_pick.yaml
-    root:
-      sequence:
-        name: Home, then pick the red cube
-        children:
-          - skill: tabletop/home
-          - retry:
-              attempts: 3
-              child: {skill: tabletop/pick, args: {object: red_cube}}
-          - condition: holding(red_cube)
+The routine in ``tree_spec``'s docstring, loaded and drawn::
 
     root = load_tree("config/trees/home_then_pick.yaml", SkillLeafFactory(registry, node=node, world=world))
 

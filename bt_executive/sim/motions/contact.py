@@ -21,8 +21,7 @@ from bt_executive.sim.execution import SkillFailure, SkillGenerator
 from bt_executive.sim.model_index import ObjectHandle
 from bt_executive.sim.motions.arguments import ArgumentView
 from bt_executive.sim.motions.grasping import aligned_grasp_yaw
-from bt_executive.sim.skill_context import SkillContext, rounded, up
-from bt_executive.skills.call import SkillResult
+from bt_executive.sim.skill_context import SkillContext, postcondition, rounded, up
 from bt_executive.skills.failures import FailureKind
 
 
@@ -91,14 +90,13 @@ def push(ctx: SkillContext, args: PushArgs) -> SkillGenerator:
         "moved_across_m": round(across, 4),
         "object_position": rounded(reader.object_position(handle)),
     }
-    if along < 0.5 * args.distance or across > 0.03:
-        raise SkillFailure(
-            FailureKind.POSTCONDITION_FAILED,
-            "object_not_moved",
-            detail=f"{args.object} moved {along * 1000:.0f} mm {args.direction} (wanted {args.distance * 1000:.0f})",
-            evidence=evidence,
-        )
-    return SkillResult.ok("pushed", evidence=evidence)
+    return postcondition(
+        "pushed",
+        evidence,
+        failed=along < 0.5 * args.distance or across > 0.03,
+        reason="object_not_moved",
+        detail=f"{args.object} moved {along * 1000:.0f} mm {args.direction} (wanted {args.distance * 1000:.0f})",
+    )
 
 
 def tap(ctx: SkillContext, args: TapArgs) -> SkillGenerator:
@@ -141,11 +139,9 @@ def tap(ctx: SkillContext, args: TapArgs) -> SkillGenerator:
             detail=f"{args.object} moved {moved * 1000:.0f} mm when tapped",
             evidence=evidence,
         )
-    if touched <= 0.0:
-        raise SkillFailure(
-            FailureKind.POSTCONDITION_FAILED, "no_contact", detail=f"never touched {args.object}", evidence=evidence
-        )
-    return SkillResult.ok("tapped", evidence=evidence)
+    return postcondition(
+        "tapped", evidence, failed=touched <= 0.0, reason="no_contact", detail=f"never touched {args.object}"
+    )
 
 
 def _finger_force_on(ctx: SkillContext, handle: ObjectHandle) -> float:

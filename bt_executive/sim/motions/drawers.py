@@ -10,6 +10,8 @@ a drawer already in the wanted state is a success without a move.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -18,14 +20,33 @@ from pydantic import JsonValue
 from bt_executive.sim import arm
 from bt_executive.sim.arm import FINGERTIP_BEYOND_GRIP
 from bt_executive.sim.execution import SkillFailure, SkillGenerator
+from bt_executive.sim.model_index import DrawerHandle
 from bt_executive.sim.motions.arguments import ArgumentView
-from bt_executive.sim.skill_context import SkillContext, rounded
+from bt_executive.sim.skill_context import SkillContext, postcondition, rounded
 from bt_executive.skills.call import SkillResult
 from bt_executive.skills.failures import FailureKind
 
 FloatArray = npt.NDArray[np.float64]
 
 HANDLE_RADIUS = 0.008
+
+
+@dataclass(frozen=True)
+class _Wanted:
+    """Where a drawer skill wants the drawer: the outcome it reports there, and the failure where it is not."""
+
+    outcome: str
+    reason: str
+    missed: Callable[[float], bool]
+    """Whether the open fraction after the move misses the goal."""
+    detail: str
+    """The failure's detail, formatted with ``drawer`` and ``fraction``."""
+
+
+_OPENED = _Wanted("opened", "drawer_not_open", lambda f: f < 0.8, "{drawer} is {fraction:.0%} open after pulling")
+_CLOSED = _Wanted(
+    "closed", "drawer_not_closed", lambda f: f > 0.05, "{drawer} is still {fraction:.0%} open after pushing"
+)
 
 
 class DrawerArgs(ArgumentView):
@@ -41,7 +62,7 @@ def open_drawer(ctx: SkillContext, args: DrawerArgs) -> SkillGenerator:
     reader = ctx.reader
     fraction = reader.drawer_fraction(drawer)
     if fraction >= 0.9:
-        return SkillResult.ok("already_open", evidence={"drawer": args.drawer, "open_fraction": round(fraction, 3)})
+        return SkillResult.ok("already_open", evidence=_opening(args.drawer, fraction))
     ctx.require_empty_gripper()
     ctx.sync_planner()
     handle = reader.handle_position(drawer)
@@ -80,21 +101,7 @@ def open_drawer(ctx: SkillContext, args: DrawerArgs) -> SkillGenerator:
     yield from ctx.play(ctx.straight(pull, pull_len), allowed=bodies)
     ctx.enter("release")
     yield from ctx.move_gripper(arm.MAX_OPENING, allowed=bodies)
-    ctx.enter("retreat")
-    back, back_len = ctx.line(
-        reader.arm_q(), reader.grip_pose()[0] + axis * 0.06, f"retreat from {args.drawer}", locked=()
-    )
-    yield from ctx.play(ctx.straight(back, back_len), allowed=bodies)
-    fraction = reader.drawer_fraction(drawer)
-    evidence: dict[str, JsonValue] = {"drawer": args.drawer, "open_fraction": round(fraction, 3)}
-    if fraction < 0.8:
-        raise SkillFailure(
-            FailureKind.POSTCONDITION_FAILED,
-            "drawer_not_open",
-            detail=f"{args.drawer} is {fraction:.0%} open after pulling",
-            evidence=evidence,
-        )
-    return SkillResult.ok("opened", evidence=evidence)
+    return (yield from _back_off(ctx, drawer, axis * 0.06, bodies, _OPENED))
 
 
 def close_drawer(ctx: SkillContext, args: DrawerArgs) -> SkillGenerator:
@@ -104,7 +111,7 @@ def close_drawer(ctx: SkillContext, args: DrawerArgs) -> SkillGenerator:
     reader = ctx.reader
     fraction = reader.drawer_fraction(drawer)
     if fraction <= 0.05:
-        return SkillResult.ok("already_closed", evidence={"drawer": args.drawer, "open_fraction": round(fraction, 3)})
+        return SkillResult.ok("already_closed", evidence=_opening(args.drawer, fraction))
     ctx.sync_planner()
     handle = reader.handle_position(drawer)
     axis = reader.drawer_axis(drawer)
@@ -130,21 +137,31 @@ def close_drawer(ctx: SkillContext, args: DrawerArgs) -> SkillGenerator:
     yield from ctx.play(ctx.straight(reach, reach_len))
     ctx.enter("push")
     yield from ctx.play(ctx.straight(stroke, stroke_len), allowed=bodies)
+    return (yield from _back_off(ctx, drawer, axis * 0.08, bodies, _CLOSED))
+
+
+def _back_off(
+    ctx: SkillContext, drawer: DrawerHandle, offset: FloatArray, bodies: set[int], wanted: _Wanted
+) -> SkillGenerator:
+    """Back the hand ``offset`` away from the handle in a straight line; then the outcome, if the drawer is there."""
     ctx.enter("retreat")
-    back, back_len = ctx.line(
-        reader.arm_q(), reader.grip_pose()[0] + axis * 0.08, f"retreat from {args.drawer}", locked=()
-    )
+    reader = ctx.reader
+    drawer_id = drawer.spec.drawer_id
+    back, back_len = ctx.line(reader.arm_q(), reader.grip_pose()[0] + offset, f"retreat from {drawer_id}", locked=())
     yield from ctx.play(ctx.straight(back, back_len), allowed=bodies)
     fraction = reader.drawer_fraction(drawer)
-    evidence: dict[str, JsonValue] = {"drawer": args.drawer, "open_fraction": round(fraction, 3)}
-    if fraction > 0.05:
-        raise SkillFailure(
-            FailureKind.POSTCONDITION_FAILED,
-            "drawer_not_closed",
-            detail=f"{args.drawer} is still {fraction:.0%} open after pushing",
-            evidence=evidence,
-        )
-    return SkillResult.ok("closed", evidence=evidence)
+    return postcondition(
+        wanted.outcome,
+        _opening(drawer_id, fraction),
+        failed=wanted.missed(fraction),
+        reason=wanted.reason,
+        detail=wanted.detail.format(drawer=drawer_id, fraction=fraction),
+    )
+
+
+def _opening(drawer_id: str, fraction: float) -> dict[str, JsonValue]:
+    """The evidence of every drawer outcome: which drawer, and how far open it is."""
+    return {"drawer": drawer_id, "open_fraction": round(fraction, 3)}
 
 
 def _ik_horizontal(ctx: SkillContext, position: FloatArray, approach: FloatArray, what: str) -> FloatArray:

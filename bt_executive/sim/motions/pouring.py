@@ -18,9 +18,8 @@ from pydantic import JsonValue
 from bt_executive.sim import arm
 from bt_executive.sim.execution import SkillFailure, SkillGenerator
 from bt_executive.sim.motions.arguments import ArgumentView
-from bt_executive.sim.skill_context import SkillContext, finger_yaw
+from bt_executive.sim.skill_context import SkillContext, finger_yaw, postcondition
 from bt_executive.sim.trajectory import JointTrajectory
-from bt_executive.skills.call import SkillResult
 from bt_executive.skills.failures import FailureKind
 
 FloatArray = npt.NDArray[np.float64]
@@ -123,8 +122,10 @@ def pour(ctx: SkillContext, args: PourArgs) -> SkillGenerator:
         "over_target_m": round(math.hypot(spos[0] - tpos[0], spos[1] - tpos[1]), 4),
         "holding": reader.holding(),
     }
-    if reader.holding() != args.source:
-        raise SkillFailure(
-            FailureKind.POSTCONDITION_FAILED, "dropped_source", detail=f"{args.source} fell out", evidence=evidence
-        )
-    return SkillResult.ok("poured", evidence=evidence)
+    return postcondition(
+        "poured",
+        evidence,
+        failed=reader.holding() != args.source,
+        reason="dropped_source",
+        detail=f"{args.source} fell out",
+    )
