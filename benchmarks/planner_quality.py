@@ -15,10 +15,10 @@ tasks, wrong plans (the figure that must stay 0) and mean seconds per plan.
 
 ``stub`` and ``auto (no model)`` (``AutoPlanner`` with no fallback, as the
 ``make test`` gate runs it) plan for every robot. The shipped ``auto``
-profile (falling back to ``local`` for what the grammar cannot parse) and
-``local`` itself are slow on two cores, so they plan the tabletop only, and
-only with ``--local-tasks`` (tasks per tier for local; 0: all, -1: skip,
-the default). ``auto (model, faithful)`` is ``auto`` on the tasks its grammar
+profile (falling back to its local model for what the grammar cannot parse)
+and ``local`` itself are slow on two cores, so they plan only with
+``--local-tasks`` (tasks per tier for ``local``, ``auto`` plans them all;
+0: all, -1: skip, the default), for every robot. ``auto (model, faithful)`` is ``auto`` on the tasks its grammar
 cannot parse, the ones its local model plans (every model plan checked against
 the task, ``llm/model/faithfulness.py``): the same scores, no extra requests.
 Plan time is its own table: per robot, the warm grammar planner's median and
@@ -75,7 +75,7 @@ def _planners(robot: EvalRobot, local_tasks: int) -> list[tuple[str, Planner, in
         ("stub", GrammarPlanner(robot.registry), 0),
         (HEADLINE_PLANNER, AutoPlanner(robot.registry), 0),
     ]
-    if robot.name == "tabletop" and local_tasks >= 0:
+    if local_tasks >= 0:
         planners.append(("auto", make_planner("auto", robot.registry), 0))
         planners.append(("local", make_planner("local", robot.registry), local_tasks))
     return planners
@@ -155,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the eval for each robot, split and planner and print the table (and the JSON figures with --json)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--local-tasks", type=int, default=-1, help="tabletop tasks per tier for local (0 all, -1 skip)"
+        "--local-tasks", type=int, default=-1, help="tasks per tier for local (0 all, -1 skip: no model rows)"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object of the figures last")
     args = parser.parse_args(argv)

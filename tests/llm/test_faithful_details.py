@@ -1,7 +1,8 @@
-"""Faithfulness rules 6-8 (``llm/model/faithful_details.py``): model plans the earlier rules let through.
+"""Faithfulness rules 6-10 (``llm/model/faithful_details.py``): model plans the earlier rules let through.
 
-Each wrong plan here is one SmolLM2 made in rewrite mode on a blind task (``benchmarks/rewrite_modes.py``);
-each right plan beside it is what the task asks, and stays faithful.
+Each wrong plan of rules 6-9 is one SmolLM2 made in rewrite mode on a blind task
+(``benchmarks/rewrite_modes.py``); rule 10's (clauses done out of turn) is one no earlier rule could see.
+Each right plan beside it is what the task asks, and stays faithful.
 """
 
 from __future__ import annotations
@@ -108,3 +109,22 @@ def test_an_empty_plan_for_a_task_that_asks_for_an_action_is_unfaithful(robots: 
     home = robots["home"]
     assert _problems(home, "I'm handing you something, take it") != ()
     assert _problems(home, "I'm handing you something, take it", ("handover/receive_object", {})) == ()
+
+
+def test_clauses_done_out_of_turn_are_unfaithful(robots: dict[str, EvalRobot]) -> None:
+    tabletop = robots["tabletop"]
+    red, green = ("tabletop/tap", {"object": "red_cube"}), ("tabletop/tap", {"object": "green_cube"})
+    assert _problems(tabletop, "tap the red cube, then tap the green cube", green, red) == (
+        "the task says 'tap the green cube' after 'tap the red cube', and the plan does it before "
+        "(step 1 tap(green_cube) comes before step 2 tap(red_cube))",
+    )
+    assert _problems(tabletop, "tap the red cube, then tap the green cube", red, green) == ()
+    # "before" says the order things happen in, whatever order they are said in
+    assert _problems(tabletop, "before you tap the green cube, tap the red cube", red, green) == ()
+    assert _problems(tabletop, "before you tap the green cube, tap the red cube", green, red) != ()
+
+
+def test_one_step_may_serve_two_clauses_in_turn(robots: dict[str, EvalRobot]) -> None:
+    inspection = robots["inspection"]
+    read = ("inspect/read_gauge", {"gauge": "t3"})
+    assert _problems(inspection, "whats the temp on the thermometer, can u read it", read) == ()

@@ -55,7 +55,6 @@ class _Compiled:
             rf"(?:\s+(?:{vague}))?$"
         )
         self.lexicon = lex
-        self.separator = self.separator_with(frozenset())
         self.put_down = frozenset(lex.put_down_verbs)
         relations = "|".join(_alternatives(lex.unsupported_relations))
         self.unsupported = re.compile(rf"(?:^|\s)(?:{relations})(?:\s|$)")

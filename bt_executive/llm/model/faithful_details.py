@@ -15,6 +15,12 @@ Each came from a model plan the earlier rules let through (SmolLM2 restating bli
    its default when the task says one other option, and only one ("reading the barcode on label L4":
    ``code: barcode``, not the default ``any``). A word inside an object phrase ("the front door") says no
    option; an option other than the default is the plan's to choose among those said.
+10. **sequence**: the clauses are done in the order the task says them (after "before"/"after" clauses are
+   put in the order they happen). Each clause is served by a step that does what its verbs ask for, on an
+   object it names where it names one; a clause whose every such step comes before the step serving the clause
+   said before it is done out of turn ("open the drawer, then close it" planned as close, open). Only the
+   first serving step from the previous clause's on counts, so a clause served twice passes, and so does one
+   step serving two clauses ("what's the temperature, can you read it").
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from bt_executive.llm.grounding.object_matching import object_words
+from bt_executive.llm.language.intents import IntentAction
 from bt_executive.llm.language.lexicon import alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import phrase_words
 from bt_executive.llm.language.quantities import COUNT, said_number
@@ -181,4 +188,45 @@ def options(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     return problems
 
 
-__all__ = ["backwards", "dropped_numbers", "numbers_in", "options", "repeated", "repeats", "stated_on"]
+def out_of_turn(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
+    """Rule 10: each clause is served by a step after the one serving the clause said before it."""
+    problems = []
+    previous: tuple[int, ClauseReading] | None = None
+    for clause in reading.clauses:
+        if clause.intent is not None and clause.intent.action is IntentAction.HOME:
+            continue  # "park the arm at home": a pose, which rule 3 judges by effects, not verbs
+        serving = [index for index, step in enumerate(steps) if _serves(step, clause)]
+        if not serving:
+            continue  # done by an earlier attempt, a means of the next clause, or a state: other rules judge it
+        after = [index for index in serving if previous is None or index >= previous[0]]  # one step may serve two
+        if after:
+            previous = (after[0], clause)
+        elif previous is not None:
+            problems.append(
+                f"the task says {clause.text!r} after {previous[1].text!r}, and the plan does it before "
+                f"({steps[serving[-1]].label} comes before {steps[previous[0]].label})"
+            )
+    return problems
+
+
+def _serves(step: StepView, clause: ClauseReading) -> bool:
+    """Whether ``step`` does what ``clause``'s verbs ask for, on an object it names if it names any (an inserted
+    step too: "get the mug out of the fridge" is served by the pick inserted for the handover)."""
+    manifest = step.manifest
+    if manifest is None:
+        return False
+    if not (set(manifest.actions) & clause.actions or manifest.id in clause.skills):
+        return False
+    return not clause.named or bool(set(step.acted) & clause.named)
+
+
+__all__ = [
+    "backwards",
+    "dropped_numbers",
+    "numbers_in",
+    "options",
+    "out_of_turn",
+    "repeated",
+    "repeats",
+    "stated_on",
+]

@@ -43,8 +43,8 @@ The rules, each with its own reason:
    the bowl") is on or in its target when the plan ends, as far as the
    skills' effects say (the symbolic simulator the tree's plan check uses).
 
-Rules 6-9 (``faithful_details``): no call made more often than asked, no number said and dropped, no
-placement the wrong way round, no option said and left at its default.
+Rules 6-10 (``faithful_details``): no call made more often than asked, no number said and dropped, no
+placement the wrong way round, no option said and left at its default, no clause done out of turn.
 
 Decisions:
 
@@ -76,7 +76,14 @@ from bt_executive.llm.grounding.object_matching import is_open, match_objects
 from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch, convert, schema_unit
 from bt_executive.llm.language.task_grammar import IntentAction
-from bt_executive.llm.model.faithful_details import backwards, dropped_numbers, options, repeated, repeats
+from bt_executive.llm.model.faithful_details import (
+    backwards,
+    dropped_numbers,
+    options,
+    out_of_turn,
+    repeated,
+    repeats,
+)
 from bt_executive.llm.model.task_reading import ClauseReading, Mention, TaskReading, read_task, table_ids
 from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
 from bt_executive.skills.call import AttemptRecord, SkillCall
@@ -155,6 +162,7 @@ def check_faithful(
         *options(reading, steps),
         *dropped_numbers(reading, steps, world),
         *backwards(reading, _state_after(plan.steps, [s.manifest for s in steps], world), SymbolicState(world)),
+        *out_of_turn(reading, steps),
     ]
     inserted = tuple(f"{s.label} ({s.inserted_for})" for s in steps if s.inserted_for is not None)
     return Faithfulness(problems=tuple(dict.fromkeys(problems)), inserted=inserted)
