@@ -16,7 +16,7 @@ tasks, wrong plans (the figure that must stay 0) and mean seconds per plan.
 ``stub`` and ``auto (no model)`` (``AutoPlanner`` with no fallback, as the
 ``make test`` gate runs it) plan for every robot. The shipped ``auto``
 profile (falling back to its local model for what the grammar cannot parse)
-and ``local`` itself are slow on two cores, so they plan only with
+and ``local`` itself (offering every skill of the robot) are slow on two cores, so they plan only with
 ``--local-tasks`` (tasks per tier for ``local``, ``auto`` plans them all;
 0: all, -1: skip, the default), for every robot. ``auto (model, faithful)`` is ``auto`` on the tasks its grammar
 cannot parse, the ones its local model plans (every model plan checked against
@@ -46,7 +46,9 @@ from bt_executive.llm.eval.eval_robots import SPLITS, EvalRobot, load_robot
 from bt_executive.llm.eval.planner_eval import TIERS, EvalTask, Scenario, TaskScore, TierSummary, run_eval, summarise
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.model.auto_planner import AutoPlanner
+from bt_executive.llm.model.llm_planner import LLMPlanner
 from bt_executive.llm.plan import Planner, PlannerError
+from bt_executive.llm.profiles import load_llm_config
 from bt_executive.skills.world_state import WorldState
 
 GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden"
@@ -77,8 +79,15 @@ def _planners(robot: EvalRobot, local_tasks: int) -> list[tuple[str, Planner, in
     ]
     if local_tasks >= 0:
         planners.append(("auto", make_planner("auto", robot.registry), 0))
-        planners.append(("local", make_planner("local", robot.registry), local_tasks))
+        planners.append(("local", _local(robot), local_tasks))
     return planners
+
+
+def _local(robot: EvalRobot) -> Planner:
+    """The shipped ``local`` profile offering every skill of ``robot`` (as shipped, it offers the tabletop's)."""
+    config = load_llm_config()
+    profile = config.profile("local").model_copy(update={"skills": ()})
+    return LLMPlanner(profile, robot.registry, examples=config.examples)
 
 
 def _model_tasks(robot: EvalRobot, tasks: Sequence[EvalTask], scenarios: dict[str, Scenario]) -> set[str]:

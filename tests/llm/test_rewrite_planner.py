@@ -15,11 +15,13 @@ import pytest
 
 from bt_executive.llm.eval.eval_robots import EvalRobot, load_robot
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood, parse_task
+from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.model.faithfulness import check_faithful
 from bt_executive.llm.model.rewrite_grammar import RewriteGrammar
 from bt_executive.llm.model.rewrite_planner import RewritePlanner
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
 from bt_executive.llm.profiles import LLMProfile, load_llm_config
+from bt_executive.llm.serving.llama_http import LlamaHttpError, chat_url, post_json
 
 pytestmark = pytest.mark.slow
 
@@ -75,3 +77,50 @@ def test_a_rewrite_that_changes_the_task_is_refused_unfaithful(local_llm: str, t
         planner.plan("shove the crimson block leftwards", tabletop.world)
     assert refused.value.kind is RefusalKind.UNFAITHFUL
     assert planner.last_rewrites[0] == "push the blue cube left"
+
+
+def test_a_task_asking_only_for_what_no_skill_does_is_refused_before_the_model_is_asked(local_llm: str) -> None:
+    inspection = load_robot(GOLDEN / "robots" / "inspection")  # a camera on a base: nothing closes anything
+    planner = _planner(local_llm, inspection)
+    assert not planner.grammar(inspection.world, "close the yellow valve").says_anything
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("close the yellow valve", inspection.world)
+    assert (refused.value.kind, planner.last_rewrites) == (RefusalKind.MISSING_SKILL, ())
+    assert planner.last_trace is not None
+    assert planner.last_trace.requests == ()
+
+
+SAMPLED = 12
+
+
+@pytest.mark.parametrize("robot_name", ["tabletop", "home", "inspection"])
+def test_llama_cpp_accepts_the_narrowed_grammar_of_every_task_the_model_is_handed(
+    local_llm: str, robot_name: str
+) -> None:
+    """The GBNF narrowed to what a task names is one llama.cpp parses (an HTTP 400 would be a planner error,
+    not a refusal), or, with no command left, none is sent. The first ``SAMPLED`` such tasks a robot: building
+    each narrowed grammar costs a few hundred milliseconds."""
+    tuned = GOLDEN / "planner_tasks.yaml" if robot_name == "tabletop" else None
+    robot = load_robot(GOLDEN / "robots" / robot_name, tuned=tuned)
+    planner, auto = _planner(local_llm, robot), AutoPlanner(robot.registry)
+    rejected: list[tuple[str, str]] = []
+    silent: list[str] = []
+    sent = 0
+    for split in ("tuned", "blind"):
+        data = robot.split(split)
+        assert data is not None
+        for task in data.tasks:
+            world = data.scenarios[task.scenario].apply(robot.world)
+            if sent + len(silent) >= SAMPLED or not auto.asks_model(task.task, world):
+                continue
+            grammar = planner.grammar(world, task.task)
+            if not grammar.says_anything:
+                silent.append(task.task)
+                continue
+            body = {"messages": [{"role": "user", "content": "go"}], "grammar": grammar.gbnf(), "max_tokens": 1}
+            sent += 1
+            try:
+                post_json(chat_url(local_llm), body, 60.0)
+            except LlamaHttpError as err:
+                rejected.append((task.task, str(err)[:120]))
+    assert (rejected, sent > 0) == ([], True)

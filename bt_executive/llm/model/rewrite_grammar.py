@@ -102,6 +102,11 @@ class RewriteGrammar:
 
     rules: dict[str, tuple[Alternative, ...]]
 
+    @property
+    def says_anything(self) -> bool:
+        """Whether any command is left (a task asking only for what no skill does narrows them all away)."""
+        return "root" in self.rules
+
     def gbnf(self) -> str:
         """The grammar as llama.cpp's GBNF text (one rule a line)."""
         return "\n".join(f"{name} ::= {render_alternatives(alts)}" for name, alts in self.rules.items()) + "\n"
@@ -155,7 +160,9 @@ def task_focus(task: str, world: WorldState, registry: SkillRegistry) -> Focus:
     reading = read_task(task, world, registry)
     named = {i for mention in reading.mentions if not mention.excluded for i in mention.ids}
     amounts = tuple(dict.fromkeys(q.text for q in reading.amounts))
-    return Focus(frozenset(named), frozenset(reading.actions), frozenset(reading.directions), amounts)
+    # A skill the task asks for by a phrase of its own ("a photo of ...") is asked for with its actions too.
+    asked = {a for skill in reading.skills if skill in registry for a in registry.get(skill).actions}
+    return Focus(frozenset(named), frozenset(reading.actions) | asked, frozenset(reading.directions), amounts)
 
 
 def rewrite_grammar(

@@ -121,8 +121,15 @@ class RewritePlanner(KeywordContextPlanner):
         and every word the prompt adds costs a small model time."""
         from bt_executive.llm.model.llm_planner import PlanningTrace, RequestRecord
 
+        narrowed = self.grammar(world_state, task)
+        if not narrowed.says_anything:  # every command would be refused as unfaithful: ask the model nothing
+            self.last_trace, self.last_rewrites = PlanningTrace(profile=self.profile.name, outcome="no command"), ()
+            raise PlannerRefused(
+                f"{task!r} asks for what no skill of this robot does: no command of its language can say it",
+                RefusalKind.MISSING_SKILL,
+            )
         messages = self.messages(task, world_state)
-        grammar = self.grammar(world_state, task).gbnf()
+        grammar = narrowed.gbnf()
         records: list[RequestRecord] = []
         rewrites: list[str] = []
         refusal: PlannerRefused | None = None
