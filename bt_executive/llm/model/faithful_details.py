@@ -77,8 +77,7 @@ def repeated(reading: TaskReading, steps: Sequence[StepView], world: WorldState)
         if made < 2 or key in seen or step.manifest is None:
             continue
         seen.add(key)
-        actions = set(step.manifest.actions)
-        asking = sum(1 for c in reading.clauses if actions & c.actions or step.manifest.id in c.skills)
+        asking = sum(1 for c in reading.clauses if c.asks_for(step.manifest))
         own = numbers_in(step)
         if any(n >= made and n not in own for n in counts) or asking >= made:  # "4 levels" is the call's own
             continue
@@ -215,7 +214,7 @@ def _serves(step: StepView, clause: ClauseReading) -> bool:
     manifest = step.manifest
     if manifest is None:
         return False
-    if not (set(manifest.actions) & clause.actions or manifest.id in clause.skills):
+    if not clause.asks_for(manifest):
         return False
     return not clause.named or bool(set(step.acted) & clause.named)
 

@@ -460,9 +460,7 @@ def _undone(
         if clause.intent is not None and clause.intent.action is IntentAction.HOME:
             if not any(parse_predicate(e).name in POSE_PREDICATES for m in manifests for e in m.effects):
                 problems.append(f"the task says {clause.text!r}, which no step does")
-        elif (clause.actions or clause.skills) and not any(
-            set(m.actions) & clause.actions or m.id in clause.skills for m in manifests
-        ):
+        elif (clause.actions or clause.skills) and not any(clause.asks_for(m) for m in manifests):
             asks = ", ".join(sorted(a.value for a in clause.actions)) or ", ".join(sorted(clause.skills))
             problems.append(f"the task says {clause.text!r}, which no step does ({asks})")
     return problems
@@ -475,7 +473,7 @@ def _nothing_done(reading: TaskReading, done: Sequence[SkillManifest], world: Wo
     wishes = set(load_lexicon().requests.wish_verbs)
     problems = []
     for clause in reading.clauses:
-        if _already(clause, world) or any(set(m.actions) & clause.actions or m.id in clause.skills for m in done):
+        if _already(clause, world) or any(clause.asks_for(m) for m in done):
             continue
         if clause.verbs and set(clause.verbs) <= wishes and not clause.skills:
             continue  # "make sure the arm is home": a state wished for, which the check cannot read

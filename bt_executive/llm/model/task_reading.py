@@ -55,7 +55,7 @@ from bt_executive.llm.language.task_grammar import (
     ungap,
 )
 from bt_executive.llm.language.typos import correct
-from bt_executive.skills.manifest import ActionVerb
+from bt_executive.skills.manifest import ActionVerb, SkillManifest
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
 
@@ -141,6 +141,10 @@ class ClauseReading:
     amounts: tuple[Quantity, ...] = ()
     verbs: tuple[str, ...] = ()
     placements: tuple[Placement, ...] = ()
+
+    def asks_for(self, manifest: SkillManifest) -> bool:
+        """Whether this clause's verbs ask for what ``manifest`` does, or it names the skill by a phrase of its own."""
+        return bool(set(manifest.actions) & self.actions) or manifest.id in self.skills
 
     @property
     def named(self) -> frozenset[str]:
