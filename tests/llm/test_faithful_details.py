@@ -1,7 +1,8 @@
-"""Faithfulness rules 6-10 (``llm/model/faithful_details.py``): model plans the earlier rules let through.
+"""Faithfulness rules 6-11 (``llm/model/faithful_details.py``): model plans the earlier rules let through.
 
 Each wrong plan of rules 6-9 is one SmolLM2 made in rewrite mode on a blind task
-(``benchmarks/rewrite_modes.py``); rule 10's (clauses done out of turn) is one no earlier rule could see.
+(``benchmarks/rewrite_modes.py``); rules 10 and 11 (clauses done out of turn, or interleaved) are ones no earlier rule
+could see.
 Each right plan beside it is what the task asks, and stays faithful.
 """
 
@@ -128,3 +129,38 @@ def test_one_step_may_serve_two_clauses_in_turn(robots: dict[str, EvalRobot]) ->
     inspection = robots["inspection"]
     read = ("inspect/read_gauge", {"gauge": "t3"})
     assert _problems(inspection, "whats the temp on the thermometer, can u read it", read) == ()
+
+
+def test_going_back_to_a_clause_after_starting_the_next_is_unfaithful(robots: dict[str, EvalRobot]) -> None:
+    tabletop = robots["tabletop"]
+    red, blue = ("tabletop/tap", {"object": "red_cube"}), ("tabletop/tap", {"object": "blue_cube"})
+    task = "tap red twice and blue once"  # the bare "blue once" asks for what the clause before it asked
+    assert _problems(tabletop, task, red, blue, red) == (
+        "the plan goes back to 'tap red twice' (step 3 tap(red_cube)) after starting 'blue once' "
+        "(step 2 tap(blue_cube))",
+    )
+    assert _problems(tabletop, task, red, red, blue) == ()
+    # the place on the plate serves both clauses: it belongs to neither alone
+    put = "put the red cube on the plate and the blue cube on the plate"
+    plan = [
+        ("tabletop/pick", {"object": "red_cube"}),
+        ("tabletop/place_on", {"target": "plate"}),
+        ("tabletop/pick", {"object": "blue_cube"}),
+        ("tabletop/place_on", {"target": "plate"}),
+    ]
+    assert _problems(tabletop, put, *plan) == ()
+
+
+def test_a_request_no_verb_here_reads_makes_the_plan_of_the_rest_unfaithful(robots: dict[str, EvalRobot]) -> None:
+    inspection = robots["inspection"]
+    photo = ("inspect/take_photo", {"target": "pump_2"})
+    # a small model restated this must-refuse task as "examine the blue pump": the report was dropped
+    assert _problems(inspection, "examine the blue pump for cracks and report its condition", photo) == (
+        "the task also says 'report its condition' (in 'examine the blue pump for cracks and report its "
+        "condition'), which no verb of this robot reads",
+    )
+    assert _problems(inspection, "photograph the blue pump, then email it", photo) != ()
+    # what a read returns is told, not a request of its own
+    read = ("inspect/read_gauge", {"gauge": "t3"})
+    assert _problems(inspection, "read t3 and report the reading", read) == ()
+    assert _problems(inspection, "read the thermometer, then tell me the value", read) == ()

@@ -131,6 +131,16 @@ def problems(task: str, model_plan: Plan, world: WorldState, registry: SkillRegi
             ["step 2 place_on(green_cube) puts something on green_cube, which the task never names"],
         ),
         (
+            "put the red cube on the plate",  # the arm sent home at the end, unasked: it readies no later step
+            plan(PICK_RED, ON_PLATE, ("home", {})),
+            ["step 3 home() only brings the arm to a pose, and the task says nothing of going home"],
+        ),
+        (
+            "tap the red cube",  # tap asks for REACH, and the home skill declares REACH too
+            plan(("tap", {"object": "red_cube"}), ("home", {})),
+            ["step 2 home() only brings the arm to a pose, and the task says nothing of going home"],
+        ),
+        (
             "lift the red block, then place the object in the drawer",
             plan(
                 ("pick", {"object": "green_cube"}),
@@ -187,10 +197,10 @@ def test_a_faithful_plan_passes(task: str, model_plan: Plan, skill_registry: Ski
 
 def test_steps_that_meet_a_later_precondition_are_noted_as_inserted(skill_registry: SkillRegistry) -> None:
     checked = require_faithful(
-        plan(PICK_RED, ON_PLATE, ("home", {})), "put the red cube on the plate", WORLD, skill_registry
+        plan(("home", {}), PICK_RED, ON_PLATE), "put the red cube on the plate", WORLD, skill_registry
     )
     assert checked.notes == (
-        "inserted: step 1 pick(red_cube) (for not gripper_empty of step 2), step 3 home() (moves no object)"
+        "inserted: step 1 home() (moves no object), step 2 pick(red_cube) (for not gripper_empty of step 3)"
     )
 
 

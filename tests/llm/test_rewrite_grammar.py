@@ -91,3 +91,18 @@ def test_an_object_phrase_that_names_several_objects_is_left_out(robot: EvalRobo
 def test_a_world_with_no_objects_still_gives_a_valid_grammar(robot: EvalRobot) -> None:
     grammar = rewrite_grammar(robot.registry, WorldState(), focus=Focus(amounts=()))
     assert all(read_gbnf(grammar.gbnf()).values())
+
+
+def test_a_narrowed_grammar_keeps_the_plain_verb_the_tasks_own_and_as_many_commands_as_it_asks() -> None:
+    tabletop = load_robot(GOLDEN / "robots" / "tabletop", tuned=GOLDEN / "planner_tasks.yaml")
+
+    def narrowed(task: str) -> dict[str, tuple[tuple[object, ...], ...]]:
+        focus = task_focus(task, tabletop.world, tabletop.registry)
+        return read_gbnf(rewrite_grammar(tabletop.registry, tabletop.world, focus=focus).gbnf())
+
+    one = narrowed("shove the crimson block leftwards")
+    assert set(one["push-verb"]) == {("push",), ("shove",)}  # not "nudge", "bump", "move", ...
+    assert one["root"] == ((Ref("clause"),),)  # one clause asked: one command
+    two = narrowed("shove the crimson block leftwards and after that poke the blue one")
+    assert len(two["root"]) == 2
+    assert set(two["tap-verb"]) == {("tap",), ("poke",)}

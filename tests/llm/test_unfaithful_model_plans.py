@@ -145,17 +145,20 @@ def test_a_repair_that_is_no_valid_plan_either_ends_in_the_unfaithful_refusal(
 def test_auto_tells_the_model_the_clauses_its_grammar_read_and_the_words_it_did_not_know(
     scripted_llm: ScriptedLLMServer, skill_registry: SkillRegistry, tabletop_robot: RobotCapabilities
 ) -> None:
-    scripted_llm.queue(ScriptedReply.tool_calls(PICK_RED))
+    scripted_llm.queue(*(ScriptedReply.tool_calls(PICK_RED) for _ in range(3)))
     auto = AutoPlanner(
         skill_registry, lambda: _planner(scripted_llm, skill_registry, tabletop_robot), fallback_name="scripted"
     )
-    plan = auto.plan("pick up the red cube, then juggle it", WORLD)
+    with pytest.raises(PlannerRefused) as refused:
+        auto.plan("pick up the red cube, then juggle it", WORLD)
     sent = scripted_llm.requests[0].texts()[-1]
     assert (
-        plan.planner,
         'The robot\'s grammar read "pick up the red cube" as pick(the red cube).' in sent,
         "Words it does not know: juggle." in sent,
-    ) == ("auto/scripted", True, True)
+    ) == (True, True)
+    # and a plan of only the part the grammar read is not the task's: "juggle it" is a request nothing reads
+    assert refused.value.kind is RefusalKind.UNFAITHFUL
+    assert "'juggle it'" in refused.value.reason
 
 
 class _OtherModel:

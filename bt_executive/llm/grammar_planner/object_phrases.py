@@ -332,6 +332,8 @@ class ObjectPhrases(ImaginedPlan):
                 ids.extend(i for i in found if i not in ids)
             else:
                 ids.append(self.resolve(phrase, intent))
+        if not ids:  # "stack all the bowls on the bowl": the one bowl is where they go
+            raise UnplannableStep(f"{intent.clause!r}: {intent.object!r} names nothing but where it goes")
         if intent.excluding is not None:
             left_out = {self.resolve(p, intent) for p in expand_phrase(intent.excluding)[0]}
             ids = [i for i in ids if i not in left_out]

@@ -17,6 +17,7 @@ from functools import cache
 
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.lexicon_patterns import _compiled
+from bt_executive.llm.language.quantities import find_quantities, is_repetition
 from bt_executive.llm.language.spoken import strip_enumerators, tidy
 
 _S = r"\s+"
@@ -217,12 +218,31 @@ def _too() -> re.Pattern[str]:
 
 def ungap(clause: str) -> list[str]:
     """ "put X on Y and Z in W" as two clauses, each with the verb; "put X in Y and Z too" as the clause
-    and the bare "Z" (which repeats it); other clauses unchanged."""
+    and the bare "Z" (which repeats it); "tap X twice and Y once" as "tap X twice" and the bare "Y once" (a
+    count said after the first object is that object's alone); other clauses unchanged."""
     too = _too().match(clause)
     if too is not None:
         return [*ungap(too.group("head")), too.group("z")]
+    if (counted := _count_gap(clause)) is not None:
+        return [counted[0], *ungap(counted[1])]
     match = _compiled().gapped.match(clause)
     if match is None:
         return [clause]
     verb = match.group("v")
     return [f"{verb} {match.group('a')}", *ungap(f"{verb} {match.group('b')}")]
+
+
+def _count_gap(clause: str) -> tuple[str, str] | None:
+    """ "tap the red cube twice and the blue one": (the clause up to its count, what follows the "and"),
+    when the clause starts with a verb and what follows names no verb of its own; None otherwise."""
+    grammar = _compiled()
+    starts = grammar.verb_starts
+    if clause.split(" ", 1)[0] not in starts:
+        return None
+    for amount in find_quantities(clause):
+        if not is_repetition(amount):
+            continue
+        after = re.match(r"\s*,?\s+and\s+(?P<rest>\S.*)$", clause[amount.span[1] :])
+        if after is not None and after["rest"].split()[0] not in starts:
+            return clause[: amount.span[1]], after["rest"]
+    return None

@@ -89,6 +89,7 @@ _GRAMMAR_WORDS = {
     "negations",
     "verbless_relations",
     "held_words",
+    "object_pronouns",
     "held_phrases",
     "definite_words",
     "indefinite_words",
@@ -139,6 +140,9 @@ class QuantityWords(_WordLists):
 
     count_adverbs: dict[str, int] = Field(default_factory=dict, description="'once', 'twice': a count said alone")
     count_nouns: frozenset[str] = Field(default=frozenset(), description="what a number counts ('3 times', '2 laps')")
+    repetition_nouns: frozenset[str] = Field(
+        default=frozenset(), description="count nouns that count doings, not things ('3 times', not '3 levels')"
+    )
     fractions: dict[str, float] = Field(default_factory=dict, description="'half', 'quarter', with their values")
     articles: frozenset[str] = Field(default=frozenset(), description="'a', 'an': one of a unit ('a minute')")
     determiners: frozenset[str] = Field(
@@ -638,6 +642,7 @@ class Lexicon(BaseModel):
     negations: Words = Field(description="words at the end of a gap before an object phrase that leave it out")
     verbless_relations: Words = Field(description="relations between two object phrases of a clause with no verb")
     held_words: Words = Field(description="words by which a task may mean the object in the gripper")
+    object_pronouns: Words = Field(description="pronouns and possessives that follow a verb ('report ITS state')")
     held_phrases: Words = Field(description="words that name the object in the gripper inside an object phrase")
     definite_words: Words = Field(description="words that start a phrase naming particular objects")
     indefinite_words: Words = Field(description="words that start a phrase asking for any one of its matches")

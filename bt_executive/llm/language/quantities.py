@@ -63,6 +63,13 @@ def english() -> QuantityWords:
     return load_lexicon().amounts
 
 
+def is_repetition(quantity: Quantity) -> bool:
+    """Whether a count says how many times to do something ("twice", "3 times"), not how many things ("3 levels")."""
+    words = english()
+    last = quantity.text.split()[-1].lower() if quantity.text.split() else ""
+    return quantity.unit == COUNT and (last in words.count_adverbs or last in words.repetition_nouns)
+
+
 @cache
 def number_words() -> Mapping[str, int]:
     """Number words said alone, with their values: what spoken decimals, corrections and spoken ids read."""

@@ -58,7 +58,15 @@ from bt_executive.llm.language.intents import (
 )
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.lexicon_patterns import _compiled
-from bt_executive.llm.language.quantities import COUNT, NUMBER_WORDS, Quantity, find_quantities, said_number, unit_said
+from bt_executive.llm.language.quantities import (
+    COUNT,
+    NUMBER_WORDS,
+    Quantity,
+    find_quantities,
+    is_repetition,
+    said_number,
+    unit_said,
+)
 
 __all__ = [
     "GRAMMAR",
@@ -457,13 +465,35 @@ def _elided(clause: str, previous: Intent | None, leads: Collection[str] = ()) -
         return previous.model_copy(
             update={"object": object_phrase(done.group("x")), "clause": clause, "quantities": ()}
         )
+    if (counted := _counted_elision(clause, previous, leads)) is not None:
+        return counted
     statement = _compiled().statement.match(clause)  # "the cable keeps ...": no bare object phrase
     match = _patterns().elided.match(clause) if not statement else None
     if match is None and previous is not None and previous.action is IntentAction.ACT:
         match = _short_name(clause, leads)  # "go to the kitchen then hallway": the act again, on it
     if match is None or previous is None or previous.object is None or previous.action is IntentAction.HOME:
         return None
+    if any(q.unit == COUNT for q in previous.quantities):
+        return None  # "tap the red cube twice, then the blue one": twice again, or once? Not guessed at
     return previous.model_copy(update={"object": object_phrase(match.group("x")), "clause": clause})
+
+
+def _counted_elision(clause: str, previous: Intent | None, leads: Collection[str]) -> Intent | None:
+    """ "tap the red cube twice, then the blue one once", "tap red twice and blue once": a bare object phrase
+    with a count of its own repeats the previous clause's action on it that many times (its count, not the
+    previous one's; the previous clause's other amounts stay)."""
+    counts = [q for q in find_quantities(clause) if is_repetition(q)]
+    if len(counts) != 1 or previous is None:
+        return None
+    bare = " ".join(_without_amount_frames(clause, counts).split())
+    if not bare or bare.split()[0] in _compiled().lexicon.verb_words() | set(leads):
+        return None
+    once = previous.model_copy(update={"quantities": tuple(q for q in previous.quantities if q.unit != COUNT)})
+    plain = _ELIDED_PLAIN.match(bare)  # "blue once": a colour or a short name, as "the blue"
+    again = _elided(bare, once, leads) or (_elided(f"the {bare}", once, leads) if plain else None)
+    if again is None:
+        return None
+    return again.model_copy(update={"quantities": (*once.quantities, *counts), "clause": clause})
 
 
 def _more_of_act(clause: str, previous: Intent, skill_phrases: Collection[str]) -> Intent | None:
@@ -496,8 +526,10 @@ def _other_way(clause: str, previous: Intent) -> Intent | None:
         halves = [(said[:at], said[at + 1 :]) for at, char in enumerate(said) if char == " "]
         agreed = {direction_of[a] for a, b in halves if a in direction_of and direction_of.get(b) == direction_of[a]}
         direction = agreed.pop() if len(agreed) == 1 else None
-    if direction is None or said == "back":  # "push it left, then back": back where it was, or backwards?
+    if direction is None:
         return None
+    if said == "back" and previous.direction != direction_of.get("forward"):
+        return None  # "push it left, then back": back where it was, or backwards? After "forward" both are one way
     return previous.model_copy(update={"direction": direction, "quantities": tuple(amounts), "clause": clause})
 
 

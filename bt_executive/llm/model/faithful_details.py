@@ -21,6 +21,13 @@ Each came from a model plan the earlier rules let through (SmolLM2 restating bli
    said before it is done out of turn ("open the drawer, then close it" planned as close, open). Only the
    first serving step from the previous clause's on counts, so a clause served twice passes, and so does one
    step serving two clauses ("what's the temperature, can you read it").
+11. **interleaving**: of two clauses in a row (among those some step serves alone), no step serving only the
+   earlier comes after a step serving only the later ("tap red twice and blue once" planned as red, blue, red).
+   A step serving two clauses (the place on the plate of "put X on the plate and Y on the plate") or inserted
+   for a precondition belongs to no clause alone.
+12. **unread requests**: a clause the grammar did not parse that goes on with a request no verb here reads
+   ("examine the blue pump for cracks and report its condition") has asked for more than any plan can be shown
+   to do: the plan of the rest is refused, not run as if that part were never said.
 """
 
 from __future__ import annotations
@@ -208,6 +215,35 @@ def out_of_turn(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     return problems
 
 
+def interleaved(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
+    """Rule 11: of two clauses in a row, the steps serving the earlier alone all come before those serving the
+    later alone (a step inserted for a precondition, or serving two clauses, belongs to no clause alone)."""
+    clauses = [c for c in reading.clauses if c.intent is None or c.intent.action is not IntentAction.HOME]
+    alone: dict[int, list[int]] = {}
+    for index, step in enumerate(steps):
+        serving = [number for number, clause in enumerate(clauses) if _serves(step, clause)]
+        if step.inserted_for is None and len(serving) == 1:
+            alone.setdefault(serving[0], []).append(index)
+    problems = []
+    served = sorted(alone)
+    for first, second in itertools.pairwise(served):
+        if min(alone[first]) < min(alone[second]) < max(alone[first]):  # begun in turn (else rule 10's), gone back to
+            problems.append(
+                f"the plan goes back to {clauses[first].text!r} ({steps[max(alone[first])].label}) after starting "
+                f"{clauses[second].text!r} ({steps[min(alone[second])].label})"
+            )
+    return problems
+
+
+def unread(reading: TaskReading) -> list[str]:
+    """Rule 12: a request of the task that no verb of this robot reads (``ClauseReading.unread``)."""
+    return [
+        f"the task also says {request!r} (in {clause.text!r}), which no verb of this robot reads"
+        for clause in reading.clauses
+        for request in clause.unread
+    ]
+
+
 def _serves(step: StepView, clause: ClauseReading) -> bool:
     """Whether ``step`` does what ``clause``'s verbs ask for, on an object it names if it names any (an inserted
     step too: "get the mug out of the fridge" is served by the pick inserted for the handover)."""
@@ -222,10 +258,12 @@ def _serves(step: StepView, clause: ClauseReading) -> bool:
 __all__ = [
     "backwards",
     "dropped_numbers",
+    "interleaved",
     "numbers_in",
     "options",
     "out_of_turn",
     "repeated",
     "repeats",
     "stated_on",
+    "unread",
 ]

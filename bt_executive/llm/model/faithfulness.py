@@ -24,16 +24,18 @@ The rules, each with its own reason:
    makes a precondition of a later step true that was false, and it stays true
    until that step (``pick(red_cube)`` before ``place_on(plate)``: ``not
    gripper_empty``), or it moves no object (its effects are only about the
-   arm's pose: the arm going home). An inserted step may set a thing aside
+   arm's pose: the arm going home) and another step follows it. An inserted step may set a thing aside
    only on the table (as the grammar's chaining does), and a *detour* (take
    something only to put it back for the next step) is no excuse. Inserted
    steps are noted in the plan. An object the task leaves out ("except the
    blue one", "not red") is never acted on.
 3. **verbs**: each step's skill has an action the task's verbs ask for (the
    lexicon's ``verbs`` through ``intent_actions``, its ``actions``, or a
-   manifest's own ``language.phrases``; inserted steps are exempt), and what
-   each clause's verbs ask for some step does ("open the drawer and close it"
-   needs a close; "go home" a step that brings the arm home).
+   manifest's own ``language.phrases``; inserted steps are exempt; a step
+   that only brings the arm to a pose needs a clause that says to go home,
+   whatever its actions: "tap the cube" asks for REACH, and so may the home
+   skill), and what each clause's verbs ask for some step does ("open the
+   drawer and close it" needs a close; "go home" a step that brings the arm home).
 4. **directions and amounts**: a direction argument is one the task says (the
    one its clause says, for that clause's object), and every direction said
    is used; a quantity argument equals an amount the task says, converted to
@@ -43,8 +45,9 @@ The rules, each with its own reason:
    the bowl") is on or in its target when the plan ends, as far as the
    skills' effects say (the symbolic simulator the tree's plan check uses).
 
-Rules 6-10 (``faithful_details``): no call made more often than asked, no number said and dropped, no
-placement the wrong way round, no option said and left at its default, no clause done out of turn.
+Rules 6-12 (``faithful_details``): no call made more often than asked, no number said and dropped, no
+placement the wrong way round, no option said and left at its default, no clause done out of turn, no going
+back to a clause once the next one is started, no request left that no verb here reads.
 
 Decisions:
 
@@ -79,10 +82,12 @@ from bt_executive.llm.language.task_grammar import IntentAction
 from bt_executive.llm.model.faithful_details import (
     backwards,
     dropped_numbers,
+    interleaved,
     options,
     out_of_turn,
     repeated,
     repeats,
+    unread,
 )
 from bt_executive.llm.model.task_reading import ClauseReading, Mention, TaskReading, read_task, table_ids
 from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
@@ -163,6 +168,8 @@ def check_faithful(
         *dropped_numbers(reading, steps, world),
         *backwards(reading, _state_after(plan.steps, [s.manifest for s in steps], world), SymbolicState(world)),
         *out_of_turn(reading, steps),
+        *interleaved(reading, steps),
+        *unread(reading),
     ]
     inserted = tuple(f"{s.label} ({s.inserted_for})" for s in steps if s.inserted_for is not None)
     return Faithfulness(problems=tuple(dict.fromkeys(problems)), inserted=inserted)
@@ -298,9 +305,8 @@ def _means(index: int, views: Sequence[StepView], states: Sequence[SymbolicState
     """
     view = views[index]
     assert view.manifest is not None
-    effects = [parse_predicate(e) for e in view.manifest.effects]
-    if not view.acted and effects and all(e.name in POSE_PREDICATES for e in effects):
-        return _Means("moves no object")
+    if _moves_no_object(view) and index + 1 < len(views):
+        return _Means("moves no object")  # the arm readied for what comes next; as the last step it readies nothing
     meets: list[tuple[int, Predicate]] = []
     openable = [o.id for o in world.objects if atom_holds("openable", (o.id,), world)]
     for step in views[index + 1 :]:
@@ -320,6 +326,12 @@ def _means(index: int, views: Sequence[StepView], states: Sequence[SymbolicState
         return None
     first, need = meets[0]
     return _Means(f"for {need} of step {first + 1}", tuple(meets))
+
+
+def _moves_no_object(view: StepView) -> bool:
+    """A step that names no object and whose every effect is about the arm's pose (home)."""
+    effects = [parse_predicate(e) for e in view.manifest.effects] if view.manifest is not None else []
+    return not view.acted and bool(effects) and all(e.name in POSE_PREDICATES for e in effects)
 
 
 def _opened(container: str) -> Predicate:
@@ -431,10 +443,16 @@ def _unasked(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
         asked = "it has no verb the lexicon knows"
     else:  # the actions come from verbs, or from a form with none ("red on green", "build a tower")
         asked = f"its verbs ({verbs}) ask for {wanted}" if verbs else f"it asks for {wanted}"
+    homing = any(c.intent is not None and c.intent.action is IntentAction.HOME for c in reading.clauses)
     problems = []
     for step in steps:
         manifest = step.manifest
         if manifest is None or step.inserted_for is not None:
+            continue
+        if _moves_no_object(step):  # "go home", "park the arm" ask for it; "tap the cube" (REACH, as home is) not
+            if homing:
+                continue
+            problems.append(f"{step.label} only brings the arm to a pose, and the task says nothing of going home")
             continue
         if set(manifest.actions) & allowed or manifest.id in reading.skills:
             continue

@@ -153,6 +153,12 @@ class Focus:
     directions: frozenset[str] = frozenset()
     amounts: tuple[str, ...] | None = None
     """The amounts as the task says them ("5 centimetres"); None: any amount, (): none."""
+    verbs: frozenset[str] | None = None
+    """The verb phrases the task says; None: every verb. Given, each form keeps its plain verb ("put") and the
+    task's own ("shove" for a push), and the other verb phrases only those the task says where it says one:
+    verbs of one form parse alike, so a small model is not left to choose among forty-three ways to put."""
+    clauses: int = MAX_CLAUSES
+    """How many commands a rewrite may chain: the task's clauses that ask or name something (at most three)."""
 
 
 def task_focus(task: str, world: WorldState, registry: SkillRegistry) -> Focus:
@@ -162,7 +168,15 @@ def task_focus(task: str, world: WorldState, registry: SkillRegistry) -> Focus:
     amounts = tuple(dict.fromkeys(q.text for q in reading.amounts))
     # A skill the task asks for by a phrase of its own ("a photo of ...") is asked for with its actions too.
     asked = {a for skill in reading.skills if skill in registry for a in registry.get(skill).actions}
-    return Focus(frozenset(named), frozenset(reading.actions) | asked, frozenset(reading.directions), amounts)
+    asking = sum(1 for c in reading.clauses if c.actions or c.skills or any(not m.excluded for m in c.mentions))
+    return Focus(
+        frozenset(named),
+        frozenset(reading.actions) | asked,
+        frozenset(reading.directions),
+        amounts,
+        frozenset(reading.verbs),
+        min(max(asking, 1), MAX_CLAUSES),
+    )
 
 
 def rewrite_grammar(
@@ -184,6 +198,9 @@ def rewrite_grammar(
         verbs = [v for v in lex.verbs.get(intent, ()) if v not in lex.requests.wish_verbs]  # parse, but copy no command
         if not verbs:
             continue
+        if focus.verbs is not None:
+            plain = intent if intent in verbs else verbs[0]
+            verbs = [v for v in verbs if v == plain or v in focus.verbs]
         form_verbs.update(verbs)
         verb_rule = f"{intent}-verb"
         rules[verb_rule] = tuple((v,) for v in verbs)
@@ -200,6 +217,8 @@ def rewrite_grammar(
         if amounts:
             clauses.append((Ref("push-verb"), " ", Ref("object"), " ", Ref("direction"), " ", Ref("amount")))
     actions = _action_phrases(registry, declared & wanted, lex, form_verbs)
+    if focus.verbs is not None and focus.verbs & set(actions):
+        actions = [a for a in actions if a in focus.verbs]
     if actions:
         places = [*objects, *_region_phrases(world, focus.objects)]
         rules["place"] = tuple((p,) for p in places)
@@ -222,7 +241,7 @@ def rewrite_grammar(
         clauses.append(("go home",))
     rules["clause"] = tuple(clauses)
     root: list[Alternative] = []
-    for n in range(1, MAX_CLAUSES + 1):
+    for n in range(1, min(focus.clauses, MAX_CLAUSES) + 1):
         chain: list[Symbol] = [Ref("clause")]
         for _ in range(n - 1):
             chain += [" then ", Ref("clause")]

@@ -128,7 +128,7 @@ class RewritePlanner(KeywordContextPlanner):
                 f"{task!r} asks for what no skill of this robot does: no command of its language can say it",
                 RefusalKind.MISSING_SKILL,
             )
-        messages = self.messages(task, world_state)
+        messages = self.messages(task, world_state, narrowed)
         grammar = narrowed.gbnf()
         records: list[RequestRecord] = []
         rewrites: list[str] = []
@@ -175,7 +175,9 @@ class RewritePlanner(KeywordContextPlanner):
         focus = task_focus(task, world_state, self.registry) if task else Focus()
         objects = [(o.id, o.colour, o.category) for o in world_state.objects]
         places = [sorted(world_state.drawers), sorted(world_state.regions)]
+        verbs = sorted(focus.verbs) if focus.verbs is not None else None
         said = [sorted(focus.objects), sorted(focus.actions), sorted(focus.directions), focus.amounts]
+        said += [verbs, focus.clauses]
         key = json.dumps([objects, *places, *said])
         if key not in self._grammars:
             if len(self._grammars) > 64:  # one per task in serve: bounded
@@ -183,16 +185,17 @@ class RewritePlanner(KeywordContextPlanner):
             self._grammars[key] = rewrite_grammar(self.registry, world_state, focus=focus)
         return self._grammars[key]
 
-    def messages(self, task: str, world_state: WorldState) -> list[Message]:
+    def messages(self, task: str, world_state: WorldState, narrowed: RewriteGrammar | None = None) -> list[Message]:
         """The system prompt (the command shapes of this robot, the same for every task, so llama.cpp keeps its
-        tokens cached) and the task, with the objects a command may name, as the user's turn."""
+        tokens cached) and the task, with the objects a command may name, as the user's turn (``narrowed``: the
+        grammar already narrowed to ``task``, so the task is not read twice)."""
         full = self.grammar(world_state)
         forms = [shape for rule, shape in _FORM_EXAMPLES if rule in full.rules]
         forms += [f"{p} ..." for p in full.phrases("act-place")[:6]]
         if ("go home",) in full.rules.get("clause", ()):
             forms.append("go home")
         system = SYSTEM.format(forms="; ".join(forms))
-        objects = self.grammar(world_state, task).phrases("object")
+        objects = (narrowed or self.grammar(world_state, task)).phrases("object")
         user = f"{task}\n(objects: {', '.join(objects)})" if task else task
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

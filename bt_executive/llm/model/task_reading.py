@@ -75,6 +75,8 @@ class _Patterns:
         self.joiners = frozenset((*lexicon.joiners, ","))
         # Words by which a task may mean the object in the gripper ("put it on the plate", "what you are holding").
         self.held = re.compile(rf"\b(?:{alternatives(lexicon.held_words)})\b")
+        # What follows a verb as its object: a request's verb is read by the word before one of these.
+        self.pronouns = frozenset(lexicon.object_pronouns)
         # A gap that ends in a negation ("that is not", "that isn t") before an object phrase: the phrase is left out.
         self.negated = re.compile(rf"\b(?:{alternatives(lexicon.negations)})\s*$")
         # A relation between two object phrases of a clause with no verb ("red on green"): a put, as the grammar's
@@ -141,6 +143,8 @@ class ClauseReading:
     amounts: tuple[Quantity, ...] = ()
     verbs: tuple[str, ...] = ()
     placements: tuple[Placement, ...] = ()
+    unread: tuple[str, ...] = ()
+    """Requests of a scanned clause that no verb the robot knows reads ("... and report its condition")."""
 
     def asks_for(self, manifest: SkillManifest) -> bool:
         """Whether this clause's verbs ask for what ``manifest`` does, or it names the skill by a phrase of its own."""
@@ -218,6 +222,12 @@ def read_task(task: str, world: WorldState, registry: SkillRegistry) -> TaskRead
     vocabulary = _Vocabulary.of(world, registry)
     split = task_clauses(task, world, registry)
     clauses = [_read_clause(c, world, phrases, vocabulary) for c in split.clauses]
+    for index in range(1, len(clauses)):
+        clause, before = clauses[index], clauses[index - 1]
+        if clause.intent is None and not clause.verbs and not clause.skills and clause.mentions:
+            # "tap red twice and blue once", "..., then the green one": a bare object phrase asks for what the
+            # clause before asked, on it (the grammar's elision)
+            clauses[index] = replace(clause, actions=clause.actions | before.actions, skills=before.skills)
     held = world.gripper.holding
     if held is not None and _patterns().held.search(" ".join(split.clauses)) and clauses:
         last = clauses[-1]  # "put it on the plate": the object in the gripper may be what "it" is
@@ -305,10 +315,13 @@ def intent_actions(intent: Intent, lex: Lexicon) -> frozenset[ActionVerb]:
 class _Vocabulary:
     """The words that can be part of an object phrase in this world, and those that can be its head."""
 
-    def __init__(self, content: frozenset[str], heads: frozenset[str], glue: frozenset[str]) -> None:
+    def __init__(
+        self, content: frozenset[str], heads: frozenset[str], glue: frozenset[str], known: frozenset[str] = frozenset()
+    ) -> None:
         self.content = content
         self.heads = heads
         self.glue = glue
+        self.known = known  # the words the grammar reads, but those asking what no skill does ("report", "email")
 
     @classmethod
     def of(cls, world: WorldState, registry: SkillRegistry) -> _Vocabulary:
@@ -335,7 +348,9 @@ class _Vocabulary:
         patterns = _patterns()
         glue = {*articles(), *lex.ignored, *quantifier_words, *numbers(), *patterns.positions, *patterns.joiners}
         glue |= patterns.ones
-        return cls(frozenset(content), frozenset(heads), frozenset(glue - content))
+        asks_nothing_here = {*lex.clause_split.report_verbs, *(p for p in lex.out_of_scope if " " not in p)}
+        known = known_words(world, registry) - asks_nothing_here
+        return cls(frozenset(content), frozenset(heads), frozenset(glue - content), known)
 
 
 def _head(words: Sequence[str]) -> list[str]:
@@ -381,7 +396,35 @@ def _read_clause(
     directions = _directions(tokens, spans, verbs, lex)
     if not verbs and len(mentions) >= 2 and _patterns().placed.search(clause):
         actions |= _with_combined(lex.intent_actions.get(IntentAction.PUT.value, ()))  # "red on green please"
-    return ClauseReading(clause, None, mentions, actions, skills, directions, amounts, verbs)
+    unread = _unread_requests(tokens, verbs, lex, phrases, vocabulary)
+    return ClauseReading(clause, None, mentions, actions, skills, directions, amounts, verbs, (), unread)
+
+
+def _unread_requests(
+    tokens: Sequence[_Token],
+    verbs: Sequence[str],
+    lex: Lexicon,
+    phrases: dict[str, frozenset[str]],
+    vocabulary: _Vocabulary,
+) -> tuple[str, ...]:
+    """ "examine the pump for cracks AND REPORT ITS CONDITION", "EMAIL IT to me": a word that starts the clause or
+    follows "and", then a determiner or pronoun, and that the grammar does not know (or knows only as a way to ask
+    for a report, which no skill here makes of a thing's state): a request the robot cannot be shown to serve."""
+    said = {w for v in verbs for w in v.split()} | {w for p in phrases for w in p.split()}
+    heads = frozenset(lex.determiners) | frozenset(_patterns().pronouns)
+    results = frozenset(lex.clause_split.report_nouns)  # "report the reading": what a read returns
+    words = [t.word for t in tokens]
+    found = []
+    for at, word in enumerate(words[:-1]):
+        after = words[at + 2] if at + 2 < len(words) else ""
+        if at > 0 and words[at - 1] != "and":
+            continue
+        if words[at + 1] not in heads or after in results or word in said or word in vocabulary.known:
+            continue
+        if word in vocabulary.content or word in vocabulary.glue or not word.isalpha() or word.endswith("ly"):
+            continue
+        found.append(" ".join(words[at : at + 3]))
+    return tuple(found)
 
 
 def _intent_mentions(intent: Intent, world: WorldState, vocabulary: _Vocabulary) -> tuple[Mention, ...] | None:
