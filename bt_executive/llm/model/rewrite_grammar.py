@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bt_executive.llm.language.intents import IntentAction
 from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
 from bt_executive.llm.language.noun_phrases import phrase_words
 from bt_executive.llm.language.quantities import kind_of, schema_unit
@@ -159,6 +160,8 @@ class Focus:
     verbs of one form parse alike, so a small model is not left to choose among forty-three ways to put."""
     clauses: int = MAX_CLAUSES
     """How many commands a rewrite may chain: the task's clauses that ask or name something (at most three)."""
+    home: bool = True
+    """Whether "go home" may be said: a step that only brings the arm home is faithful only to a task saying so."""
 
 
 def task_focus(task: str, world: WorldState, registry: SkillRegistry) -> Focus:
@@ -176,6 +179,7 @@ def task_focus(task: str, world: WorldState, registry: SkillRegistry) -> Focus:
         amounts,
         frozenset(reading.verbs),
         min(max(asking, 1), MAX_CLAUSES),
+        any(c.intent is not None and c.intent.action is IntentAction.HOME for c in reading.clauses),
     )
 
 
@@ -198,10 +202,10 @@ def rewrite_grammar(
         verbs = [v for v in lex.verbs.get(intent, ()) if v not in lex.requests.wish_verbs]  # parse, but copy no command
         if not verbs:
             continue
+        form_verbs.update(verbs)  # every one: none of them is an action phrase of its own
         if focus.verbs is not None:
             plain = intent if intent in verbs else verbs[0]
             verbs = [v for v in verbs if v == plain or v in focus.verbs]
-        form_verbs.update(verbs)
         verb_rule = f"{intent}-verb"
         rules[verb_rule] = tuple((v,) for v in verbs)
         clauses += _form_clauses(Ref(verb_rule), shape)
@@ -219,6 +223,8 @@ def rewrite_grammar(
     actions = _action_phrases(registry, declared & wanted, lex, form_verbs)
     if focus.verbs is not None and focus.verbs & set(actions):
         actions = [a for a in actions if a in focus.verbs]
+    elif focus.verbs is not None:  # no verb of the task's among them: one phrase per skill and per action
+        actions = _action_phrases(registry, declared & wanted, lex, form_verbs, first_only=True)
     if actions:
         places = [*objects, *_region_phrases(world, focus.objects)]
         rules["place"] = tuple((p,) for p in places)
@@ -237,7 +243,7 @@ def rewrite_grammar(
             if fitting:
                 rules[rule] = tuple((p,) for p in fitting)
                 clauses.append((Ref(rule), *tail))
-    if any("at_home" in effect for manifest in registry for effect in manifest.effects):
+    if focus.home and any("at_home" in effect for manifest in registry for effect in manifest.effects):
         clauses.append(("go home",))
     rules["clause"] = tuple(clauses)
     root: list[Alternative] = []
@@ -284,7 +290,7 @@ def _object_phrases(world: WorldState, lex: Lexicon, only: frozenset[str]) -> li
     """How a rewrite names the world's objects (those in ``only``, if any are): "the red cube", "the plate",
     "the m7", "all the cubes". A phrase that names several objects here ("the cube" among three) is left
     out: the grammar planner would refuse it as ambiguous. No "it": every clause names its object, so a
-    pronoun never refers to nothing."""
+    pronoun never refers to nothing. "all the plates" only where there are two plates or more."""
     phrases: list[str] = []
     kinds = Counter(obj.category for obj in world.objects)
     looks = Counter((obj.colour, obj.category) for obj in world.objects)
@@ -300,7 +306,7 @@ def _object_phrases(world: WorldState, lex: Lexicon, only: frozenset[str]) -> li
         phrases += [f"the {words}" for words in named if words]
         plural = f"{category}s"
         every = {o.id for o in world.objects if o.category == obj.category}
-        if plural in lex.categories.get(obj.category, ()) and (not only or every <= only):
+        if plural in lex.categories.get(obj.category, ()) and len(every) > 1 and (not only or every <= only):
             phrases.append(f"all the {plural}")
     phrases += [f"the {' '.join(phrase_words(d))}" for d in world.drawers if not only or d in only]
     return list(dict.fromkeys(phrases))
@@ -319,12 +325,14 @@ def _region_phrases(world: WorldState, only: frozenset[str]) -> list[str]:
 
 
 def _action_phrases(
-    registry: SkillRegistry, declared: set[ActionVerb], lex: Lexicon, form_verbs: set[str]
+    registry: SkillRegistry, declared: set[ActionVerb], lex: Lexicon, form_verbs: set[str], *, first_only: bool = False
 ) -> list[str]:
-    """Verb phrases for what the skills declare beyond the forms: the lexicon's for their actions, their own."""
-    phrases = [p for verb in sorted(declared) for p in lex.actions.get(verb, ())]
-    phrases += [p for manifest in registry if declared & set(manifest.actions) for p in manifest.language.phrases]
-    return [p for p in dict.fromkeys(phrases) if p not in form_verbs]
+    """Verb phrases for what the skills declare beyond the forms: the lexicon's for their actions, their own
+    (``first_only``: the first of each action's and of each skill's, not every way of saying it)."""
+    own = [[p for p in manifest.language.phrases if p not in form_verbs] for manifest in registry]
+    said = [[p for p in lex.actions.get(verb, ()) if p not in form_verbs] for verb in sorted(declared)]
+    said += [phrases for manifest, phrases in zip(registry, own, strict=True) if declared & set(manifest.actions)]
+    return list(dict.fromkeys(p for phrases in said for p in (phrases[:1] if first_only else phrases)))
 
 
 def _amount_kinds(registry: SkillRegistry) -> list[str]:
