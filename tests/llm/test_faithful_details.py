@@ -1,4 +1,4 @@
-"""Faithfulness rules 6-11 (``llm/model/faithful_details.py``): model plans the earlier rules let through.
+"""Faithfulness rules 6-13 (``llm/model/faithful_details.py``): model plans the earlier rules let through.
 
 Each wrong plan of rules 6-9 is one SmolLM2 made in rewrite mode on a blind task
 (``benchmarks/rewrite_modes.py``); rules 10 and 11 (clauses done out of turn, or interleaved) are ones no earlier rule
@@ -164,3 +164,26 @@ def test_a_request_no_verb_here_reads_makes_the_plan_of_the_rest_unfaithful(robo
     read = ("inspect/read_gauge", {"gauge": "t3"})
     assert _problems(inspection, "read t3 and report the reading", read) == ()
     assert _problems(inspection, "read the thermometer, then tell me the value", read) == ()
+
+
+def test_a_phrase_described_by_a_relative_clause_names_the_one_it_describes(robots: dict[str, EvalRobot]) -> None:
+    tabletop = robots["tabletop"]
+    task = "Open please the drawer and put there the cube which is on the left of the red cube."
+    plan = [
+        ("tabletop/open_drawer", {}),
+        ("tabletop/pick", {"object": "red_cube"}),
+        ("tabletop/place_on", {"target": "green_cube"}),
+    ]  # a restatement SmolLM2 made: the red cube is only named to say which cube
+    assert "the task names 'there cube' (blue_cube), which no step uses" in _problems(tabletop, task, *plan)
+
+
+def test_a_look_from_near_by_needs_an_approach_first(robots: dict[str, EvalRobot]) -> None:
+    inspection = robots["inspection"]
+    task = "7. Detail photo of boiler gauge dial face (check for cracked glass)."
+    photo = ("inspect/take_photo", {"target": "boiler_gauge"})
+    approach = ("nav/approach_object", {"object": "boiler_gauge"})
+    assert _problems(inspection, task, photo) == (
+        "step 1 take_photo(boiler_gauge): the task asks for 'detail photo of boiler gauge dial face' from near by, "
+        "and no step approaches first",
+    )
+    assert _problems(inspection, task, approach, photo) == ()

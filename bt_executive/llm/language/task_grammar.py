@@ -380,6 +380,12 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     return tuple(intents)
 
 
+def asks_from_near(clause: str) -> bool:
+    """Whether a clause asks for a look from near by ("a close-up photo of", "a detail photo of", "read it from
+    up close"): the grammar approaches the object first."""
+    return _patterns().closeness.search(" ".join(clause.split())) is not None
+
+
 def _order_said(clause: str) -> str | None:
     """The order a clause of only an ordering asks for ("going from your left to your right"), if it is one."""
     patterns = _patterns()

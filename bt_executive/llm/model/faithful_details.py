@@ -28,6 +28,9 @@ Each came from a model plan the earlier rules let through (SmolLM2 restating bli
 12. **unread requests**: a clause the grammar did not parse that goes on with a request no verb here reads
    ("examine the blue pump for cracks and report its condition") has asked for more than any plan can be shown
    to do: the plan of the rest is refused, not run as if that part were never said.
+13. **from near by**: a clause asking for a look from near by ("a detail photo of the boiler gauge", "a close-up
+   of the valve") is served after a step that approaches what it names, as the grammar plans it, on a robot
+   with a skill that approaches things.
 """
 
 from __future__ import annotations
@@ -43,9 +46,11 @@ from bt_executive.llm.language.intents import IntentAction
 from bt_executive.llm.language.lexicon import alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import phrase_words
 from bt_executive.llm.language.quantities import COUNT, said_number
+from bt_executive.llm.language.task_grammar import asks_from_near
 from bt_executive.llm.model.task_reading import ClauseReading, TaskReading
 from bt_executive.skills.conditions import SymbolicState
 from bt_executive.skills.predicates import parse_predicate
+from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
 
 if TYPE_CHECKING:
@@ -244,6 +249,31 @@ def unread(reading: TaskReading) -> list[str]:
     ]
 
 
+def not_near(reading: TaskReading, steps: Sequence[StepView], registry: SkillRegistry) -> list[str]:
+    """Rule 13: a look asked for from near by comes after a step that approaches the object looked at (where a
+    skill of this robot approaches things: its phrases say "approach")."""
+    if not any(APPROACH in manifest.phrases() for manifest in registry):
+        return []
+    approaching = [s for s in steps if s.manifest is not None and APPROACH in s.manifest.phrases()]
+    problems = []
+    for clause in reading.clauses:
+        if not asks_from_near(clause.text):
+            continue
+        for step in steps:
+            looked_at = set(step.acted) & clause.named
+            if step in approaching or not looked_at or not _serves(step, clause):
+                continue
+            if not looked_at & {i for s in approaching if s.number < step.number for i in s.acted}:
+                problems.append(
+                    f"{step.label}: the task asks for {clause.text!r} from near by, and no step approaches first"
+                )
+    return problems
+
+
+APPROACH = "approach"
+"""The verb phrase of the skill the grammar approaches an object with before a look from near by."""
+
+
 def _serves(step: StepView, clause: ClauseReading) -> bool:
     """Whether ``step`` does what ``clause``'s verbs ask for, on an object it names if it names any (an inserted
     step too: "get the mug out of the fridge" is served by the pick inserted for the handover)."""
@@ -259,6 +289,7 @@ __all__ = [
     "backwards",
     "dropped_numbers",
     "interleaved",
+    "not_near",
     "numbers_in",
     "options",
     "out_of_turn",

@@ -47,7 +47,8 @@ The rules, each with its own reason:
 
 Rules 6-12 (``faithful_details``): no call made more often than asked, no number said and dropped, no
 placement the wrong way round, no option said and left at its default, no clause done out of turn, no going
-back to a clause once the next one is started, no request left that no verb here reads.
+back to a clause once the next one is started, no request left that no verb here reads, no look from near by
+without an approach first.
 
 Decisions:
 
@@ -78,11 +79,13 @@ from bt_executive.llm.grammar_planner.skill_choice import names_category
 from bt_executive.llm.grounding.object_matching import is_open, match_objects
 from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch, convert, schema_unit
-from bt_executive.llm.language.task_grammar import IntentAction
+from bt_executive.llm.language.task_grammar import IntentAction, asks_from_near
 from bt_executive.llm.model.faithful_details import (
+    APPROACH,
     backwards,
     dropped_numbers,
     interleaved,
+    not_near,
     options,
     out_of_turn,
     repeated,
@@ -170,6 +173,7 @@ def check_faithful(
         *out_of_turn(reading, steps),
         *interleaved(reading, steps),
         *unread(reading),
+        *not_near(reading, steps, registry),
     ]
     inserted = tuple(f"{s.label} ({s.inserted_for})" for s in steps if s.inserted_for is not None)
     return Faithfulness(problems=tuple(dict.fromkeys(problems)), inserted=inserted)
@@ -444,11 +448,14 @@ def _unasked(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     else:  # the actions come from verbs, or from a form with none ("red on green", "build a tower")
         asked = f"its verbs ({verbs}) ask for {wanted}" if verbs else f"it asks for {wanted}"
     homing = any(c.intent is not None and c.intent.action is IntentAction.HOME for c in reading.clauses)
+    near = {i for c in reading.clauses if asks_from_near(c.text) for i in c.named}  # "a detail photo of X"
     problems = []
     for step in steps:
         manifest = step.manifest
         if manifest is None or step.inserted_for is not None:
             continue
+        if APPROACH in manifest.phrases() and set(step.acted) & near:
+            continue  # approaching what a look from near by is of: rule 13 asks for it
         if _moves_no_object(step):  # "go home", "park the arm" ask for it; "tap the cube" (REACH, as home is) not
             if homing:
                 continue

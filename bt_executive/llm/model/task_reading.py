@@ -75,6 +75,8 @@ class _Patterns:
         self.joiners = frozenset((*lexicon.joiners, ","))
         # Words by which a task may mean the object in the gripper ("put it on the plate", "what you are holding").
         self.held = re.compile(rf"\b(?:{alternatives(lexicon.held_words)})\b")
+        # "the cube WHICH is left of the red one": what follows describes the phrase before it.
+        self.relative = re.compile(rf"\b(?:{alternatives(lexicon.relative_pronouns)})\b")
         # What follows a verb as its object: a request's verb is read by the word before one of these.
         self.pronouns = frozenset(lexicon.object_pronouns)
         # A gap that ends in a negation ("that is not", "that isn t") before an object phrase: the phrase is left out.
@@ -541,6 +543,31 @@ def _scanned_mentions(
         else:
             mentions += _ground(phrase, world, excluded=excluded)
         gap_from = tokens[stop - 1].end
+    return _described(clause, tokens, spans, mentions, world)
+
+
+def _described(
+    clause: str,
+    tokens: Sequence[_Token],
+    spans: Sequence[tuple[int, int]],
+    mentions: list[Mention],
+    world: WorldState,
+) -> tuple[Mention, ...]:
+    """ "the cube WHICH IS on the left of the red cube": a phrase, a relative pronoun, then another phrase that
+    says which one the first is. Where the whole grounds to one of the first phrase's matches, the first names
+    that one, and the second is named only to say which (not required)."""
+    if len(spans) != len(mentions):
+        return tuple(mentions)  # an "A or B" list grounded as one: no span-by-span reading
+    relative = _patterns().relative
+    for index in range(len(spans) - 1):
+        (start, stop), (_, after_stop) = spans[index], spans[index + 1]
+        gap = clause[tokens[stop - 1].end : tokens[spans[index + 1][0]].start]
+        if not relative.search(gap) or mentions[index].excluded:
+            continue
+        whole = match_objects(clause[tokens[start].start : tokens[after_stop - 1].end], world).ids
+        if len(whole) == 1 and whole[0] in mentions[index].ids and len(mentions[index].ids) > 1:
+            mentions[index] = replace(mentions[index], ids=whole)
+            mentions[index + 1] = replace(mentions[index + 1], required=False)
     return tuple(mentions)
 
 
