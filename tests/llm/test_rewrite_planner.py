@@ -124,3 +124,13 @@ def test_llama_cpp_accepts_the_narrowed_grammar_of_every_task_the_model_is_hande
             except LlamaHttpError as err:
                 rejected.append((task.task, str(err)[:120]))
     assert (rejected, sent > 0) == ([], True)
+
+
+def test_each_task_gets_the_grammar_narrowed_to_it_not_one_cached_for_another(local_llm: str) -> None:
+    tabletop = load_robot(GOLDEN / "robots" / "tabletop", tuned=GOLDEN / "planner_tasks.yaml")
+    planner = _planner(local_llm, tabletop)
+    # the same objects, actions, directions and amounts: "go home" tells the two apart, and takes a command
+    plain = planner.grammar(tabletop.world, "tap the red cube")
+    homing = planner.grammar(tabletop.world, "tap the red cube, then go home")
+    assert (("go home",) in plain.rules["clause"], ("go home",) in homing.rules["clause"]) == (False, True)
+    assert (len(plain.rules["root"]), len(homing.rules["root"])) == (1, 2)

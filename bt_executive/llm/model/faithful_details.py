@@ -249,6 +249,10 @@ def unread(reading: TaskReading) -> list[str]:
     ]
 
 
+APPROACH = "approach"
+"""The verb phrase of the skill the grammar approaches an object with before a look from near by."""
+
+
 def not_near(reading: TaskReading, steps: Sequence[StepView], registry: SkillRegistry) -> list[str]:
     """Rule 13: a look asked for from near by comes after a step that approaches the object looked at (where a
     skill of this robot approaches things: its phrases say "approach")."""
@@ -268,10 +272,6 @@ def not_near(reading: TaskReading, steps: Sequence[StepView], registry: SkillReg
                     f"{step.label}: the task asks for {clause.text!r} from near by, and no step approaches first"
                 )
     return problems
-
-
-APPROACH = "approach"
-"""The verb phrase of the skill the grammar approaches an object with before a look from near by."""
 
 
 def _serves(step: StepView, clause: ClauseReading) -> bool:

@@ -24,8 +24,8 @@ The rules, each with its own reason:
    makes a precondition of a later step true that was false, and it stays true
    until that step (``pick(red_cube)`` before ``place_on(plate)``: ``not
    gripper_empty``), or it moves no object (its effects are only about the
-   arm's pose: the arm going home) and another step follows it. An inserted step may set a thing aside
-   only on the table (as the grammar's chaining does), and a *detour* (take
+   arm's pose: the arm going home) and another step follows it. An inserted
+   step may set a thing aside only on the table (as the grammar's chaining does), and a *detour* (take
    something only to put it back for the next step) is no excuse. Inserted
    steps are noted in the plan. An object the task leaves out ("except the
    blue one", "not red") is never acted on.
@@ -45,7 +45,7 @@ The rules, each with its own reason:
    the bowl") is on or in its target when the plan ends, as far as the
    skills' effects say (the symbolic simulator the tree's plan check uses).
 
-Rules 6-12 (``faithful_details``): no call made more often than asked, no number said and dropped, no
+Rules 6-13 (``faithful_details``): no call made more often than asked, no number said and dropped, no
 placement the wrong way round, no option said and left at its default, no clause done out of turn, no going
 back to a clause once the next one is started, no request left that no verb here reads, no look from near by
 without an approach first.

@@ -171,7 +171,12 @@ def task_focus(task: str, world: WorldState, registry: SkillRegistry) -> Focus:
     amounts = tuple(dict.fromkeys(q.text for q in reading.amounts))
     # A skill the task asks for by a phrase of its own ("a photo of ...") is asked for with its actions too.
     asked = {a for skill in reading.skills if skill in registry for a in registry.get(skill).actions}
-    asking = sum(1 for c in reading.clauses if c.actions or c.skills or any(not m.excluded for m in c.mentions))
+    homing = [c.intent is not None and c.intent.action is IntentAction.HOME for c in reading.clauses]
+    asking = sum(
+        1
+        for c, home in zip(reading.clauses, homing, strict=True)
+        if home or c.actions or c.skills or any(not m.excluded for m in c.mentions)
+    )
     return Focus(
         frozenset(named),
         frozenset(reading.actions) | asked,
@@ -179,7 +184,7 @@ def task_focus(task: str, world: WorldState, registry: SkillRegistry) -> Focus:
         amounts,
         frozenset(reading.verbs),
         min(max(asking, 1), MAX_CLAUSES),
-        any(c.intent is not None and c.intent.action is IntentAction.HOME for c in reading.clauses),
+        any(homing),
     )
 
 

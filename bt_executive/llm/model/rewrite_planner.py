@@ -175,10 +175,8 @@ class RewritePlanner(KeywordContextPlanner):
         focus = task_focus(task, world_state, self.registry) if task else Focus()
         objects = [(o.id, o.colour, o.category) for o in world_state.objects]
         places = [sorted(world_state.drawers), sorted(world_state.regions)]
-        verbs = sorted(focus.verbs) if focus.verbs is not None else None
-        said = [sorted(focus.objects), sorted(focus.actions), sorted(focus.directions), focus.amounts]
-        said += [verbs, focus.clauses]
-        key = json.dumps([objects, *places, *said])
+        said = {name: sorted(v) if isinstance(v, frozenset) else v for name, v in vars(focus).items()}  # every field
+        key = json.dumps([objects, *places, said])
         if key not in self._grammars:
             if len(self._grammars) > 64:  # one per task in serve: bounded
                 self._grammars.clear()
