@@ -41,7 +41,9 @@ from bt_executive.testing.llm_server import local_model_session
 GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden"
 ROBOTS = ("tabletop", "home", "inspection")
 TUNED = {"tabletop": GOLDEN / "planner_tasks.yaml"}
-MODES = {"skill-call": "local", "rewrite": "local-rewrite"}
+MODES = {"skill-call": "local", "rewrite": "local-rewrite", "free rewrite": "local-rewrite"}
+"""The modes compared: skill calls, the rewrite (the narrowed language searched first), and the rewrite with no
+search (the model restates freely, as before the search)."""
 
 
 class Counted:
@@ -77,7 +79,7 @@ def _profile(name: str, api_base: str) -> LLMProfile:
 def _model(mode: str, robot: EvalRobot, api_base: str) -> Counted:
     profile = _profile(MODES[mode], api_base)
     if profile.output_mode == "rewrite":
-        return Counted(RewritePlanner(profile, robot.registry))
+        return Counted(RewritePlanner(profile, robot.registry, search=mode != "free rewrite"))
     return Counted(LLMPlanner(profile, robot.registry))
 
 
@@ -136,20 +138,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--alone", type=int, default=0, help="tabletop tuned tasks per tier for the models alone")
     parser.add_argument("--max-tasks", type=int, default=0, help="at most this many unparsed tasks a split (0: all)")
     parser.add_argument("--json", action="store_true", help="print one JSON object of the figures last")
+    parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of: {', '.join(MODES)}")
+    parser.add_argument("--splits", default=",".join(SPLITS), help="comma-separated splits")
     args = parser.parse_args(argv)
+    modes = [m for m in args.modes.split(",") if m in MODES]
     figures: dict[str, Any] = {}
     print(f"{'robot':9s} {'split':7s} {'planner':26s} {'tier':22s} tasks exact refused wrong  s/task tok/task")
     with local_model_session() as api_base:
         for name in ROBOTS:
             robot = load_robot(GOLDEN / "robots" / name, tuned=TUNED.get(name))
             for split in SPLITS:
-                data = robot.split(split)
+                data = robot.split(split) if split in args.splits.split(",") else None
                 if data is None:
                     continue
                 tasks = _unparsed(robot, data.tasks, data.scenarios)
                 if args.max_tasks > 0:
                     tasks = tasks[: args.max_tasks]
-                for mode in MODES:
+                for mode in modes:
 
                     def make(mode: str = mode, robot: EvalRobot = robot) -> tuple[Planner, Counted]:
                         model = _model(mode, robot, api_base)

@@ -10,14 +10,14 @@ step's preconditions must hold in the state its predecessors' effects leave).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
 from bt_executive.skills.predicates import Predicate, parse_predicate
-from bt_executive.skills.world_state import WorldState
+from bt_executive.skills.world_state import ObjectState, WorldState
 
 if TYPE_CHECKING:
     from bt_executive.skills.manifest import SkillManifest
@@ -180,6 +180,24 @@ class SymbolicState:
         else:
             value = atom_holds(name, args, self._world)
         return value != predicate.negated
+
+    def outcome(self) -> tuple[object, ...]:
+        """What the imagined steps changed, comparable between two plans from one world: two plans with the
+        same outcome leave the world alike (a stack, or a pick and a place on the same support)."""
+
+        def changed(table: dict[str, str | None], before: Callable[[ObjectState], str | None]) -> tuple[object, ...]:
+            def was(key: str) -> str | None:
+                obj = self._world.object(key)
+                return before(obj) if obj is not None else None
+
+            return tuple(sorted((k, v or "") for k, v in table.items() if v != was(k)))
+
+        return (
+            self._held,
+            changed(self._support, lambda o: o.supported_by),
+            changed(self._inside, lambda o: o.inside),
+            tuple(sorted(self._facts.items())),
+        )
 
     def _resting_on(self, object_id: str) -> str | None:
         """What an object rests on in the imagined state (nothing while held)."""

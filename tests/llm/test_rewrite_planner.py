@@ -40,16 +40,16 @@ def tabletop() -> EvalRobot:
     return load_robot(GOLDEN / "robots" / "tabletop", tuned=GOLDEN / "planner_tasks.yaml")
 
 
-def _planner(api_base: str, robot: EvalRobot) -> RewritePlanner:
+def _planner(api_base: str, robot: EvalRobot, *, search: bool = True) -> RewritePlanner:
     shipped = load_llm_config().profile("local-rewrite")
     profile = LLMProfile.model_validate({**shipped.model_dump(), "api_base": api_base, "local_server": None})
-    return RewritePlanner(profile, robot.registry)
+    return RewritePlanner(profile, robot.registry, search=search)
 
 
 def test_unparsed_tasks_come_back_as_rewrites_in_the_robots_language_and_faithful_plans(
     local_llm: str, tabletop: EvalRobot
 ) -> None:
-    planner = _planner(local_llm, tabletop)
+    planner = _planner(local_llm, tabletop, search=False)  # the model restates each (no search settles one)
     phrases = {p for m in tabletop.registry for p in m.language.phrases}
     planned = 0
     for task in UNPARSED:
@@ -69,7 +69,7 @@ def test_unparsed_tasks_come_back_as_rewrites_in_the_robots_language_and_faithfu
 
 
 def test_a_rewrite_that_changes_the_task_is_refused_unfaithful(local_llm: str, tabletop: EvalRobot) -> None:
-    planner = _planner(local_llm, tabletop)
+    planner = _planner(local_llm, tabletop, search=False)
     # The real model under a grammar that allows only another cube: its restatement must change the task.
     changed = RewriteGrammar({"root": (("push the blue cube left",),)})
     planner.grammar = lambda world_state, task="": changed  # type: ignore[method-assign]
@@ -134,3 +134,20 @@ def test_each_task_gets_the_grammar_narrowed_to_it_not_one_cached_for_another(lo
     homing = planner.grammar(tabletop.world, "tap the red cube, then go home")
     assert (("go home",) in plain.rules["clause"], ("go home",) in homing.rules["clause"]) == (False, True)
     assert (len(plain.rules["root"]), len(homing.rules["root"])) == (1, 2)
+
+
+def test_a_task_whose_language_is_too_large_to_search_is_restated_by_the_model(
+    local_llm: str, tabletop: EvalRobot
+) -> None:
+    planner = _planner(local_llm, tabletop)
+    task = "the green cube, I would love it sitting in the bowl"  # no verb: every form, too many to search
+    assert not planner.search(task, tabletop.world).complete
+    try:
+        plan = planner.plan(task, tabletop.world)
+    except PlannerRefused:
+        plan = None
+    assert planner.last_trace is not None
+    assert len(planner.last_trace.requests) >= 1  # the model was asked
+    assert planner.last_rewrites
+    if plan is not None:
+        assert check_faithful(plan, task, tabletop.world, tabletop.registry).faithful

@@ -151,9 +151,14 @@ def check_faithful(
     world: WorldState,
     registry: SkillRegistry,
     prior_attempts: Sequence[AttemptRecord] = (),
+    *,
+    reading: TaskReading | None = None,
 ) -> Faithfulness:
-    """Hold ``plan`` against what ``task`` names (see the module docstring); the verdict, never an exception."""
-    reading = read_task(task, world, registry)
+    """Hold ``plan`` against what ``task`` names (see the module docstring); the verdict, never an exception.
+
+    ``reading``: ``read_task(task, world, registry)`` already made (most of a check's time), for a caller
+    holding many plans against one task."""
+    reading = reading if reading is not None else read_task(task, world, registry)
     steps = view_steps(plan.steps, world, registry)
     succeeded = [a.call for a in prior_attempts if a.result.success]
     done = {i for call in succeeded for i in _ids_in(call, _world_ids(world))}
@@ -403,6 +408,23 @@ def _unnamed(reading: TaskReading, steps: Sequence[StepView], world: WorldState)
                 # A means may set something aside, as the grammar does: on the table, never onto another object.
                 problems.append(f"{step.label} puts something on {object_id}, which the task never names")
     problems += _too_many(reading, steps)
+    problems += _beyond_one(reading, steps)
+    return problems
+
+
+def _beyond_one(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
+    """Rule 2 too: a phrase naming several objects with no quantifier ("the cube" among three, "the red or
+    the green cube") names one of them, so no more than one of them is acted on but those other phrases
+    name ("object: red cube" is not all the cubes)."""
+    acted = _acted(steps)  # inserted steps too: a pick for each of them is no means to one of them
+    problems = []
+    for mention in reading.mentions:
+        if mention.excluded or mention.every or len(mention.ids) < 2:
+            continue
+        others = {i for m in reading.mentions if m is not mention and not m.excluded for i in m.ids}
+        beyond = sorted((acted & set(mention.ids)) - others)
+        if len(beyond) > 1:
+            problems.append(f"steps act on {', '.join(beyond)}; the task's {mention.phrase!r} names one of them")
     return problems
 
 

@@ -189,16 +189,28 @@ def task_focus(task: str, world: WorldState, registry: SkillRegistry) -> Focus:
 
 
 def rewrite_grammar(
-    registry: SkillRegistry, world: WorldState, lexicon: Lexicon | None = None, *, focus: Focus = Focus()
+    registry: SkillRegistry,
+    world: WorldState,
+    lexicon: Lexicon | None = None,
+    *,
+    focus: Focus = Focus(),
+    strict: bool = False,
 ) -> RewriteGrammar:
     """The controlled language for ``registry``'s skills in ``world`` (see the module docstring), narrowed to
-    what one task names when ``focus`` says it."""
+    what one task names when ``focus`` says it.
+
+    ``strict`` (``restatement_search``): no object or place the task does not name, even where it names
+    none (a prompt falls back to every object, so a model has something to say), one verb per form and one
+    phrase per object (words that plan alike: a search tries each meaning once)."""
     lex = lexicon or load_lexicon()
     declared = {verb for manifest in registry for verb in manifest.actions}
     wanted = focus.actions or frozenset(declared)
     rules: dict[str, tuple[Alternative, ...]] = {}
     clauses: list[Alternative] = []
-    objects = _object_phrases(world, lex, focus.objects) or _object_phrases(world, lex, frozenset())
+    if strict:
+        objects = _object_phrases(world, lex, focus.objects, one_each=True) if focus.objects else []
+    else:
+        objects = _object_phrases(world, lex, focus.objects) or _object_phrases(world, lex, frozenset())
     rules["object"] = tuple((p,) for p in objects)
     form_verbs: set[str] = set()
     for intent, shape in _FORM_SHAPES.items():
@@ -211,6 +223,8 @@ def rewrite_grammar(
         if focus.verbs is not None:
             plain = intent if intent in verbs else verbs[0]
             verbs = [v for v in verbs if v == plain or v in focus.verbs]
+        if strict:
+            verbs = verbs[:1]
         verb_rule = f"{intent}-verb"
         rules[verb_rule] = tuple((v,) for v in verbs)
         clauses += _form_clauses(Ref(verb_rule), shape)
@@ -231,17 +245,18 @@ def rewrite_grammar(
     elif focus.verbs is not None:  # no verb of the task's among them: one phrase per skill and per action
         actions = _action_phrases(registry, declared & wanted, lex, form_verbs, first_only=True)
     if actions:
-        places = [*objects, *_region_phrases(world, focus.objects)]
+        places = [*objects, *(_region_phrases(world, focus.objects) if focus.objects or not strict else [])]
         rules["place"] = tuple((p,) for p in places)
         amount = f" {_sentence(rules['amount'][0])}" if amounts else None
         skill_phrases = {p for manifest in registry for p in manifest.language.phrases}
-        shapes: list[tuple[str, Alternative, list[str]]] = [
-            ("act-bare", (), [""]),
-            ("act-place", (" ", Ref("place")), [f" {p}" for p in places[:3]]),
-        ]
+        shapes: list[tuple[str, Alternative, list[str]]] = [("act-bare", (), [""])]
+        if places:  # none in a strict language of a task that names no object or place
+            shapes.append(("act-place", (" ", Ref("place")), [f" {p}" for p in places[:3]]))
         if amount is not None:
             shapes.append(("act-amount", (" ", Ref("amount")), [amount]))
-            shapes.append(("act-place-amount", (" ", Ref("place"), " ", Ref("amount")), [f" {places[0]}{amount}"]))
+            if places:
+                tail: Alternative = (" ", Ref("place"), " ", Ref("amount"))
+                shapes.append(("act-place-amount", tail, [f" {places[0]}{amount}"]))
         for rule, tail, probes in shapes:
             # A verb phrase joins a shape only when the task grammar reads it so ("look at" needs an object).
             fitting = [a for a in actions if all(_parses(a + probe, skill_phrases) for probe in probes)]
@@ -291,11 +306,12 @@ def _form_clauses(verb: Ref, shape: str) -> list[Alternative]:
     return [(verb, " ", obj, " ", Ref("direction"))]
 
 
-def _object_phrases(world: WorldState, lex: Lexicon, only: frozenset[str]) -> list[str]:
+def _object_phrases(world: WorldState, lex: Lexicon, only: frozenset[str], *, one_each: bool = False) -> list[str]:
     """How a rewrite names the world's objects (those in ``only``, if any are): "the red cube", "the plate",
     "the m7", "all the cubes". A phrase that names several objects here ("the cube" among three) is left
     out: the grammar planner would refuse it as ambiguous. No "it": every clause names its object, so a
-    pronoun never refers to nothing. "all the plates" only where there are two plates or more."""
+    pronoun never refers to nothing. "all the plates" only where there are two plates or more. ``one_each``:
+    the first phrase of each object only."""
     phrases: list[str] = []
     kinds = Counter(obj.category for obj in world.objects)
     looks = Counter((obj.colour, obj.category) for obj in world.objects)
@@ -308,7 +324,7 @@ def _object_phrases(world: WorldState, lex: Lexicon, only: frozenset[str]) -> li
         named = [f"{colour} {category}".strip() if looks[(obj.colour, obj.category)] == 1 else ""]
         named += [category if kinds[obj.category] == 1 else ""]
         named += [ident if ident not in (f"{colour} {category}".strip(), category) else ""]
-        phrases += [f"the {words}" for words in named if words]
+        phrases += [f"the {words}" for words in named if words][: 1 if one_each else None]
         plural = f"{category}s"
         every = {o.id for o in world.objects if o.category == obj.category}
         if plural in lex.categories.get(obj.category, ()) and len(every) > 1 and (not only or every <= only):

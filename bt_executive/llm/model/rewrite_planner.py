@@ -14,6 +14,12 @@ ORIGINAL task (``faithfulness``)::
       -> grammar planner:             push(red_cube, left)
       -> faithful to the task?        yes -> the plan (noted: rewritten as ...)
 
+Before the model is asked, every sentence of the narrowed language is
+planned and checked (``restatement_search``): where none is faithful the task
+is refused with no model call; where one is, that is the plan; where several
+with different outcomes are, the task is refused as ambiguous, naming them.
+Only a language too large to search is left to the model to restate freely.
+
 A restatement the grammar planner refuses or that is not faithful gets one
 repair (the reason sent back); after that the task is refused, never guessed:
 the deterministic planner's own refusal, or ``unfaithful``. The model's reply
@@ -32,8 +38,11 @@ from typing import Any
 
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
+from bt_executive.llm.model.auto_planner import unread
 from bt_executive.llm.model.faithfulness import check_faithful, with_note
+from bt_executive.llm.model.restatement_search import Restatements, faithful_restatements
 from bt_executive.llm.model.rewrite_grammar import Focus, RewriteGrammar, rewrite_grammar, task_focus
+from bt_executive.llm.model.task_reading import read_task
 from bt_executive.llm.plan import KeywordContextPlanner, Plan, PlannerError, PlannerRefused, RefusalKind
 from bt_executive.llm.profiles import LLMProfile, load_llm_config, offered_skills
 from bt_executive.llm.serving.llama_http import LlamaHttpError, chat_url, post_json
@@ -80,12 +89,16 @@ class RewritePlanner(KeywordContextPlanner):
         robot: RobotCapabilities | None = None,
         *,
         plan_gate: PlanGate | None = None,
+        search: bool = True,
     ) -> None:
+        """``search``: search the narrowed language before asking the model (False: the model restates freely,
+        as benchmarks/rewrite_modes.py compares)."""
         if profile.output_mode != "rewrite" or not profile.api_base:
             raise ValueError(f"profile {profile.name!r} is not a rewrite profile with an api_base")
         self.profile = profile
         self.registry = offered_skills(profile, registry, robot)
         self.plan_gate = plan_gate
+        self.searching = search
         self.grammar_planner = GrammarPlanner(self.registry)
         self.last_trace: Any = None  # a PlanningTrace (llm_planner's) of the last plan()
         self.last_rewrites: tuple[str, ...] = ()
@@ -128,8 +141,26 @@ class RewritePlanner(KeywordContextPlanner):
                 f"{task!r} asks for what no skill of this robot does: no command of its language can say it",
                 RefusalKind.MISSING_SKILL,
             )
+        searched = self.search(task, world_state, prior_attempts) if self.searching else Restatements((), False, 0)
+        if searched.none_can_pass:
+            self.last_trace, self.last_rewrites = PlanningTrace(profile=self.profile.name, outcome="none faithful"), ()
+            raise self._no_restatement(task, world_state, searched)
+        meanings = searched.meanings(world_state, self.registry)
+        if len(meanings) > 1:  # the task's words allow several outcomes: a small model's pick would be a guess
+            self.last_trace = PlanningTrace(profile=self.profile.name, outcome="several faithful")
+            self.last_rewrites = tuple(sentence for sentence, _ in meanings)
+            said = "; ".join(f"{sentence!r}" for sentence, _ in meanings[:4])
+            raise PlannerRefused(
+                f"{task!r} may mean any of {said}{' ...' if len(meanings) > 4 else ''}: say which",
+                RefusalKind.AMBIGUOUS,
+            )
+        if meanings:  # the one faithful meaning: nothing for the model to choose
+            ((sentence, only),) = meanings
+            self.last_trace = PlanningTrace(profile=self.profile.name, outcome="plan (the one faithful restatement)")
+            self.last_rewrites = (sentence,)
+            return self._labelled(only, sentence, task, world_state, prior_attempts, searched=True)
         messages = self.messages(task, world_state, narrowed)
-        grammar = narrowed.gbnf()
+        grammar = narrowed.gbnf()  # the search was incomplete: the language is too large to try every sentence
         records: list[RequestRecord] = []
         rewrites: list[str] = []
         refusal: PlannerRefused | None = None
@@ -197,6 +228,14 @@ class RewritePlanner(KeywordContextPlanner):
         user = f"{task}\n(objects: {', '.join(objects)})" if task else task
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
+    def search(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> Restatements:
+        """The faithful restatements of ``task`` among every sentence of its narrowed language."""
+        reading = read_task(task, world_state, self.registry)
+        focus = task_focus(task, world_state, self.registry)
+        return faithful_restatements(
+            task, reading, focus, world_state, self.registry, self.grammar_planner, prior_attempts, gate=self.plan_gate
+        )
+
     def warm(self, world_state: WorldState) -> None:
         """Start the local model now and read the system prompt once, so a task's plan processes only its task."""
         self._ensure_server()
@@ -234,11 +273,40 @@ class RewritePlanner(KeywordContextPlanner):
         verdict = check_faithful(plan, task, world, self.registry, prior_attempts)
         if not verdict.faithful:
             return None, verdict.refusal(), verdict.problems
-        notes = f"rewritten as {text!r}; {plan.notes}"[:4000]
-        return (
-            with_note(plan.model_copy(update={"notes": notes, "planner": f"llm:{self.profile.name}"}), verdict),
-            None,
-            (),
+        return self._labelled(plan, text, task, world, prior_attempts), None, ()
+
+    def _labelled(
+        self,
+        plan: Plan,
+        text: str,
+        task: str,
+        world: WorldState,
+        prior_attempts: Sequence[AttemptRecord],
+        *,
+        searched: bool = False,
+    ) -> Plan:
+        """The plan of restatement ``text``, saying how it was made and which steps faithfulness saw inserted."""
+        how = "the one faithful restatement, no model call" if searched else "rewritten"
+        notes = f"{how}: {text!r}; {plan.notes}"[:4000]
+        verdict = check_faithful(plan, task, world, self.registry, prior_attempts)
+        return with_note(plan.model_copy(update={"notes": notes, "planner": f"llm:{self.profile.name}"}), verdict)
+
+    def _no_restatement(self, task: str, world: WorldState, searched: Restatements) -> PlannerRefused:
+        """The refusal of a task no sentence of the robot's language restates faithfully: what the grammar
+        planner says of a task it cannot read (``missing_skill`` when it names something here)."""
+        try:
+            self.grammar_planner.plan(task, world)
+        except TaskNotUnderstood as err:
+            refused = unread(task, world, err)
+            said = f"no sentence of this robot's language does what it says ({searched.tried} tried)"
+            return PlannerRefused(f"{said}; {refused.reason}", refused.kind)
+        except PlannerRefused as refused:
+            return refused
+        except PlannerError:
+            pass
+        return PlannerRefused(
+            f"no sentence of this robot's language does what {task!r} says ({searched.tried} tried)",
+            RefusalKind.UNFAITHFUL,
         )
 
     def _ensure_server(self) -> None:

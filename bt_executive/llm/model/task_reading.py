@@ -86,6 +86,12 @@ class _Patterns:
         self.placed = re.compile(rf"\b(?:{alternatives(lexicon.verbless_relations)})\b")
         # Words shortly before a direction that make it a position ("the block furthest to the left").
         self.extremes = frozenset(lexicon.extreme_words)
+        # "is it open or closed": a question of which of two states holds, which asks for a report of a state.
+        words = lexicon.clause_patterns
+        subjects = alternatives((*words.pronoun_subjects, "this", "that", "they"))
+        self.which_state = re.compile(
+            rf"\b(?:{alternatives(words.be_forms)})\s+(?:{subjects}|the(?:\s+[a-z0-9]+){{1,3}}?)\s+[a-z]+\s+or\s+[a-z]+\b"
+        )
         sides = lexicon.sides
         # "the cube on the left (hand side)": a position that follows an object phrase, no direction
         self.side = re.compile(
@@ -356,8 +362,9 @@ class _Vocabulary:
 
 
 def _head(words: Sequence[str]) -> list[str]:
-    """The word that can stand for a name on its own: its last word of letters (``pump`` of pump_2, not "2")."""
-    return [w for w in words if w.isalpha()][-1:]
+    """The word that can stand for a name on its own: its last word of letters (``pump`` of pump_2, not "2"),
+    or an opaque id's one word (``v12``, ``m7``: "check v12" names the valve)."""
+    return [w for w in words if w.isalpha()][-1:] or list(words[-1:])
 
 
 @dataclass(frozen=True)
@@ -399,6 +406,7 @@ def _read_clause(
     if not verbs and len(mentions) >= 2 and _patterns().placed.search(clause):
         actions |= _with_combined(lex.intent_actions.get(IntentAction.PUT.value, ()))  # "red on green please"
     unread = _unread_requests(tokens, verbs, lex, phrases, vocabulary)
+    unread += tuple(m.group() for m in _patterns().which_state.finditer(clause))
     return ClauseReading(clause, None, mentions, actions, skills, directions, amounts, verbs, (), unread)
 
 

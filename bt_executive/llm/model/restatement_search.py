@@ -1,0 +1,238 @@
+"""The faithful restatements of a task: every sentence of its narrowed language, planned and checked.
+
+A ``rewrite`` profile asks a small model to restate a task in the robot's
+controlled language (``rewrite_grammar``). That language, narrowed to what
+the task names, is small: the task's objects, its verbs' actions, its
+directions and amounts, as many commands as it has clauses. So before the
+model is asked, every sentence of it (one verb per form, one phrase per
+object: words that plan alike) is planned by the grammar planner and held
+against the task by the faithfulness check, the very test a model's
+restatement must pass::
+
+    "could you shift the red one onto the dish"
+      -> language: "put the red cube on the plate", "put the plate on the red cube", ...
+      -> faithful:  "put the red cube on the plate" -> pick(red_cube), place_on(plate)
+
+Chains of fewer commands are tried first, and longer ones only where none
+passes: a longer chain only adds steps the task did not ask for. What comes
+back is each distinct faithful plan with the sentence that made it. None at
+all, with every sentence tried, means no restatement can pass and the task is
+refused without a model call. Faithful plans with different outcomes mean the
+task's words allow each (``meanings``), and the task is refused as ambiguous,
+naming them: a 135M model's pick among them is a guess. One outcome is the
+plan.
+The search is bounded (``MAX_COMMANDS``, ``MAX_SENTENCES``): past the bound
+it says it is incomplete and the model restates freely, as before.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from bt_executive.llm.grammar_planner.planner import GrammarPlanner
+from bt_executive.llm.language.task_grammar import TaskNotUnderstood
+from bt_executive.llm.model.faithfulness import check_faithful
+from bt_executive.llm.model.rewrite_grammar import Focus, Ref, RewriteGrammar, Symbol, rewrite_grammar
+from bt_executive.llm.model.task_reading import TaskReading
+from bt_executive.llm.plan import Plan, PlannerError
+from bt_executive.skills.call import AttemptRecord
+from bt_executive.skills.conditions import SymbolicState, apply_step
+from bt_executive.skills.registry import SkillRegistry
+from bt_executive.skills.world_state import WorldState
+
+MAX_COMMANDS = 400
+"""The most single commands expanded from the search language; past it the search is incomplete."""
+MAX_SENTENCES = 300
+"""The most whole restatements planned and checked (about 3 ms each warm): the search's time bound."""
+
+PlanGate = Callable[[Plan, WorldState], object]
+
+
+class _TooMany(Exception):
+    """More sentences than the bound: the search stops and says it is incomplete."""
+
+
+@dataclass(frozen=True)
+class Restatements:
+    """The faithful plans of one task's language, one sentence each, and whether every sentence was tried."""
+
+    found: tuple[tuple[str, Plan], ...]
+    complete: bool
+    tried: int
+
+    @property
+    def none_can_pass(self) -> bool:
+        """No sentence of the language is a faithful restatement, and every one was tried."""
+        return self.complete and not self.found
+
+    def meanings(self, world: WorldState, registry: SkillRegistry) -> list[tuple[str, Plan]]:
+        """One faithful restatement per distinct outcome, the first found (the fewest commands) of each: a
+        stack and a pick-and-place onto the same support are one meaning, a tap and a push are two."""
+        kept: dict[tuple[object, ...], tuple[str, Plan]] = {}
+        for sentence, plan in self.found:
+            kept.setdefault(_outcome(plan, world, registry), (sentence, plan))
+        return list(kept.values())
+
+
+def search_grammar(registry: SkillRegistry, world: WorldState, focus: Focus) -> RewriteGrammar:
+    """The narrowed language with nothing faithfulness would refuse for its words alone: objects and places
+    only the task names, one verb per form (verbs of one form parse alike), one phrase per object."""
+    return rewrite_grammar(registry, world, focus=focus, strict=True)
+
+
+def faithful_restatements(
+    task: str,
+    reading: TaskReading,
+    focus: Focus,
+    world: WorldState,
+    registry: SkillRegistry,
+    planner: GrammarPlanner,
+    prior_attempts: Sequence[AttemptRecord] = (),
+    *,
+    gate: PlanGate | None = None,
+) -> Restatements:
+    """Every distinct faithful plan among the sentences of ``task``'s search language (see the module doc)."""
+    grammar = search_grammar(registry, world, focus)
+    if not grammar.says_anything:
+        return Restatements((), True, 0)
+    try:
+        commands = _expand(grammar, "clause", MAX_COMMANDS)
+    except _TooMany:
+        return Restatements((), False, 0)
+    distinct = _distinct_commands(commands, world, planner, prior_attempts)
+    # What rule 1 requires each chain to use: what a phrase naming one object, or all of some ("every cube"),
+    # names; "the red or the green cube" asks for one of them, so neither is required.
+    singular = (m for m in reading.mentions if m.required and not m.excluded and (m.every or len(m.ids) == 1))
+    excluded = {i for m in reading.mentions if m.excluded for i in m.ids}
+    named = {i for m in singular for i in m.ids if i in _world_ids(world)} - excluded
+    found: dict[str, tuple[str, Plan]] = {}
+    tried = 0
+    for n in range(1, focus.clauses + 1):  # the fewest commands first: a longer chain only adds steps
+        chains = _chains(distinct, n, named)
+        if chains is None:
+            return Restatements(tuple(found.values()), False, tried)
+        tried += len(chains)
+        for chain in chains:
+            sentence = " then ".join(chain)
+            plan = _plan(sentence, world, planner, prior_attempts)
+            if plan is None or _signature(plan) in found:
+                continue
+            if gate is not None:
+                try:
+                    gate(plan, world)
+                except PlannerError:
+                    continue
+            if check_faithful(plan, task, world, registry, prior_attempts, reading=reading).faithful:
+                found[_signature(plan)] = (sentence, plan)
+        if found:
+            break
+    return Restatements(tuple(found.values()), True, tried)
+
+
+def _chains(distinct: dict[str, frozenset[str] | None], n: int, named: set[str]) -> list[tuple[str, ...]] | None:
+    """The chains of ``n`` commands that act on every object the task names (faithfulness's rule 1; a command
+    refused alone may act on any); None past ``MAX_SENTENCES``."""
+    chains: list[tuple[str, ...]] = []
+    for chain in itertools.product(distinct, repeat=n):
+        acted: list[set[str] | frozenset[str]] = [named if (a := distinct[c]) is None else a for c in chain]
+        if named <= set().union(*acted):
+            chains.append(chain)
+            if len(chains) > MAX_SENTENCES:
+                return None
+    return chains
+
+
+def _outcome(plan: Plan, world: WorldState, registry: SkillRegistry) -> tuple[object, ...]:
+    """What a plan leaves changed (its steps imagined as the plan check imagines them), and the calls of the
+    steps that change nothing a world state shows (a tap, a photo), in order."""
+    state = SymbolicState(world)
+    unseen: list[str] = []
+    for step in plan.steps:
+        manifest = registry.get(step.skill) if step.skill in registry else None
+        if manifest is None:
+            unseen.append(step.label())
+            continue
+        apply_step(state, manifest, step.args)
+        if not manifest.effects:
+            unseen.append(step.label())
+    return (state.outcome(), tuple(unseen))
+
+
+def _distinct_commands(
+    commands: Sequence[str], world: WorldState, planner: GrammarPlanner, prior_attempts: Sequence[AttemptRecord]
+) -> dict[str, frozenset[str] | None]:
+    """One command per distinct plan it makes alone, with the objects that plan acts on; a command refused
+    alone is kept with None (a later step may make it possible: "open the drawer then close the drawer"),
+    one that does not parse is dropped."""
+    ids = _world_ids(world)
+    kept: dict[str, tuple[str, frozenset[str] | None]] = {}
+    for command in commands:
+        try:
+            plan = planner.plan(command, world, prior_attempts)
+        except TaskNotUnderstood:
+            continue
+        except PlannerError:
+            kept.setdefault(f"refused:{command}", (command, None))
+            continue
+        acted = frozenset(v for step in plan.steps for v in _values(step.args) if v in ids)
+        kept.setdefault(_signature(plan), (command, acted))
+    return dict(kept.values())
+
+
+def _values(value: object) -> Iterator[str]:
+    """The strings in a call's arguments, however nested."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _values(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _values(item)
+
+
+def _world_ids(world: WorldState) -> frozenset[str]:
+    return frozenset({*world.ids(), *world.drawers, *world.regions})
+
+
+def _plan(
+    sentence: str, world: WorldState, planner: GrammarPlanner, prior_attempts: Sequence[AttemptRecord]
+) -> Plan | None:
+    try:
+        return planner.plan(sentence, world, prior_attempts)
+    except PlannerError:  # TaskNotUnderstood is one
+        return None
+
+
+def _signature(plan: Plan) -> str:
+    """What makes two plans the same plan: their calls, in order (not the rationale each step gives)."""
+    return json.dumps([[s.skill, s.args, s.prompt] for s in plan.steps], sort_keys=True)
+
+
+def _expand(grammar: RewriteGrammar, rule: str, limit: int) -> list[str]:
+    """Every sentence of ``rule``; _TooMany past ``limit`` (or at a character class: amounts not the task's)."""
+    out: list[str] = []
+    for sentence in _sentences(grammar, (Ref(rule),)):
+        out.append(sentence)
+        if len(out) > limit:
+            raise _TooMany
+    return out
+
+
+def _sentences(grammar: RewriteGrammar, symbols: tuple[Symbol, ...]) -> Iterator[str]:
+    if not symbols:
+        yield ""
+        return
+    head, rest = symbols[0], symbols[1:]
+    if isinstance(head, str):
+        heads: Iterator[str] = iter((head,))
+    elif isinstance(head, Ref):
+        heads = (s for alt in grammar.rules[head.name] for s in _sentences(grammar, alt))
+    else:
+        raise _TooMany  # a character class: any number, so no end to the language
+    for first in heads:
+        for tail in _sentences(grammar, rest):
+            yield first + tail

@@ -1,0 +1,145 @@
+"""The restatement search: every sentence of a task's narrowed language planned and held against the task.
+
+No model here: a search that settles a task asks none (the planner's api_base is a closed port, so any
+request would end in a planner error, not the answers asserted). Sentences are this file's own, none from
+an eval split.
+"""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from bt_executive.llm.eval.eval_robots import EvalRobot, load_robot
+from bt_executive.llm.grammar_planner.planner import GrammarPlanner
+from bt_executive.llm.model.auto_planner import AutoPlanner
+from bt_executive.llm.model.faithfulness import check_faithful
+from bt_executive.llm.model.restatement_search import Restatements, faithful_restatements
+from bt_executive.llm.model.rewrite_grammar import task_focus
+from bt_executive.llm.model.rewrite_planner import RewritePlanner
+from bt_executive.llm.model.task_reading import read_task
+from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
+from bt_executive.llm.profiles import LLMProfile, load_llm_config
+from bt_executive.skills.conditions import SymbolicState, apply_step
+from bt_executive.skills.predicates import parse_predicate
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+
+
+@pytest.fixture(scope="module")
+def tabletop() -> EvalRobot:
+    return load_robot(GOLDEN / "robots" / "tabletop", tuned=GOLDEN / "planner_tasks.yaml")
+
+
+@pytest.fixture(scope="module")
+def home() -> EvalRobot:
+    return load_robot(GOLDEN / "robots" / "home")
+
+
+@pytest.fixture(scope="module")
+def inspection() -> EvalRobot:
+    return load_robot(GOLDEN / "robots" / "inspection")
+
+
+def _closed_port() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"  # nothing listens once the socket is closed
+
+
+def _planner(robot: EvalRobot) -> RewritePlanner:
+    shipped = load_llm_config().profile("local-rewrite")
+    profile = LLMProfile.model_validate({**shipped.model_dump(), "api_base": _closed_port(), "local_server": None})
+    return RewritePlanner(profile, robot.registry)
+
+
+def _search(robot: EvalRobot, task: str) -> Restatements:
+    world = robot.world
+    reading, focus = read_task(task, world, robot.registry), task_focus(task, world, robot.registry)
+    return faithful_restatements(task, reading, focus, world, robot.registry, GrammarPlanner(robot.registry))
+
+
+def _on(plan: Plan, robot: EvalRobot, thing: str, support: str) -> bool:
+    """Whether ``thing`` rests on ``support`` once the plan's steps are imagined (as the plan check does)."""
+    state = SymbolicState(robot.world)
+    for step in plan.steps:
+        apply_step(state, robot.registry.get(step.skill), step.args)
+    return state.holds(parse_predicate(f"on({thing}, {support})"))
+
+
+def test_a_task_with_one_faithful_meaning_is_planned_from_it_without_the_model(tabletop: EvalRobot) -> None:
+    task = "i reckon the blue block belongs on the dish"
+    assert AutoPlanner(tabletop.registry).asks_model(task, tabletop.world)  # the grammar cannot read it
+    found = _search(tabletop, task)
+    assert found.complete
+    assert len(found.found) >= 1
+    assert len(found.meanings(tabletop.world, tabletop.registry)) == 1  # a stack and a pick-and-place alike
+    planner = _planner(tabletop)
+    plan = planner.plan(task, tabletop.world)
+    assert _on(plan, tabletop, "blue_cube", "plate")
+    assert "no model call" in plan.notes
+    assert planner.last_trace is not None
+    assert planner.last_trace.requests == ()
+    assert check_faithful(plan, task, tabletop.world, tabletop.registry).faithful
+
+
+def test_a_task_no_sentence_restates_faithfully_is_refused_before_the_model_is_asked(tabletop: EvalRobot) -> None:
+    task = "swap the red and green cubes"  # no command of the language swaps
+    found = _search(tabletop, task)
+    assert found.none_can_pass
+    assert found.tried > 0
+    planner = _planner(tabletop)
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan(task, tabletop.world)
+    assert refused.value.kind is RefusalKind.MISSING_SKILL  # it names the cubes: a skill this robot lacks
+    assert "no sentence of this robot's language" in refused.value.reason
+    assert planner.last_trace is not None
+    assert planner.last_trace.requests == ()
+
+
+def test_faithful_plans_with_different_outcomes_are_refused_ambiguous_naming_them(home: EvalRobot) -> None:
+    task = "i'm holding something out for you, take it"
+    planner = _planner(home)
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan(task, home.world)
+    assert refused.value.kind is RefusalKind.AMBIGUOUS
+    assert "'receive'" in refused.value.reason
+    assert len(planner.last_rewrites) >= 2
+
+
+def test_either_of_two_objects_is_one_of_them_not_both(tabletop: EvalRobot) -> None:
+    task = "the red or the green cube into the bowl please"
+    world, registry = tabletop.world, tabletop.registry
+    grammar = GrammarPlanner(registry)
+    one = grammar.plan("put the green cube in the bowl", world)
+    both = grammar.plan("put all the cubes in the bowl", world)
+    assert check_faithful(one, task, world, registry).faithful
+    verdict = check_faithful(both, task, world, registry)
+    assert any("names one of them" in p for p in verdict.problems), verdict.problems
+    meanings = _search(tabletop, task).meanings(world, registry)
+    assert len(meanings) == 2  # the red one or the green one: the planner asks which
+
+
+def test_a_question_of_which_state_holds_asks_for_a_report_no_skill_makes(inspection: EvalRobot) -> None:
+    task = "look at the yellow valve, is it open or closed"
+    reading = read_task(task, inspection.world, inspection.registry)
+    assert "is it open or closed" in {u for c in reading.clauses for u in c.unread}
+    photo = GrammarPlanner(inspection.registry).plan("take a look at the yellow valve", inspection.world)
+    assert not check_faithful(photo, task, inspection.world, inspection.registry).faithful
+    assert (
+        not read_task("open the door if it is shut or stuck", inspection.world, inspection.registry).clauses[0].unread
+    )
+
+
+def test_an_opaque_id_said_alone_names_its_object(inspection: EvalRobot) -> None:
+    reading = read_task("have a look at v12, something is off with it", inspection.world, inspection.registry)
+    assert "v12" in {i for m in reading.mentions for i in m.ids}
+
+
+def test_a_language_too_large_to_search_is_left_to_the_model(tabletop: EvalRobot) -> None:
+    found = _search(tabletop, "the green cube, I would love it sitting in the bowl")  # no verb: every form
+    assert not found.complete
+    assert not found.none_can_pass
