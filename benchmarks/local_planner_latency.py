@@ -49,7 +49,11 @@ TASKS = (
     "put the red cube on the green plate",
     "push the blue cube to the left",
     "stack the green cube on the red cube",
+    "i reckon the blue block belongs on the dish",
+    "the green cube, I would love it sitting in the bowl",
 )
+"""Three the grammar reads (the model profiles plan them as if it could not), one it cannot that the rewrite's
+search settles, and one whose language is too large to search (no verb): the rewrite's model restates it."""
 TARGET_WARM_S = 2.0
 TARGET_COLD_S = 8.0
 PROFILES = ("local", "local-rewrite")
@@ -167,6 +171,12 @@ def _profile_figures(profile: str, tasks: tuple[str, ...], args: argparse.Namesp
         "warm_requests_per_plan": round(len(requests) / len(warm), 2),
         "warm_prompt_tokens_median": int(statistics.median(tokens)),
         "generated_tokens_per_plan": round(statistics.mean(generated), 1),
+        "warm_plan_by_task_s": {
+            task: round(statistics.median(warm[i :: len(tasks)]), 2) for i, task in enumerate(tasks)
+        },
+        "generated_tokens_by_task": {
+            task: round(statistics.mean(generated[i :: len(tasks)]), 1) for i, task in enumerate(tasks)
+        },
     }
     for key, values in samples.items():
         if values:
@@ -203,6 +213,8 @@ def _print_profile(profile: str, figures: dict[str, Any], litellm_s: float, base
         f"{figures['warm_prompt_tokens_median']} prompt tokens (cached ones included), "
         f"{figures['generated_tokens_per_plan']} generated tokens a plan"
     )
+    for task, seconds in figures["warm_plan_by_task_s"].items():
+        print(f"    warm {seconds:5.2f} s, {figures['generated_tokens_by_task'][task]:5.1f} tokens: {task}")
     print(
         f"  targets: warm plan <= {TARGET_WARM_S} s {'met' if figures['warm_met'] else 'MISSED'}; "
         f"cold (slot file) <= {TARGET_COLD_S} s {'met' if figures['cold_met'] else 'MISSED'}"

@@ -36,7 +36,7 @@ from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
 from bt_executive.llm.language.noun_phrases import phrase_words
 from bt_executive.llm.language.quantities import kind_of, schema_unit
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood, parse_task
-from bt_executive.llm.model.task_reading import read_task
+from bt_executive.llm.model.task_reading import TaskReading, read_task
 from bt_executive.skills.manifest import ActionVerb
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
@@ -164,9 +164,10 @@ class Focus:
     """Whether "go home" may be said: a step that only brings the arm home is faithful only to a task saying so."""
 
 
-def task_focus(task: str, world: WorldState, registry: SkillRegistry) -> Focus:
-    """The objects (ids), actions and directions ``task`` names, read as the faithfulness check reads it."""
-    reading = read_task(task, world, registry)
+def task_focus(task: str, world: WorldState, registry: SkillRegistry, *, reading: TaskReading | None = None) -> Focus:
+    """The objects (ids), actions and directions ``task`` names, read as the faithfulness check reads it
+    (``reading``: that reading, already made)."""
+    reading = reading if reading is not None else read_task(task, world, registry)
     named = {i for mention in reading.mentions if not mention.excluded for i in mention.ids}
     amounts = tuple(dict.fromkeys(q.text for q in reading.amounts))
     # A skill the task asks for by a phrase of its own ("a photo of ...") is asked for with its actions too.

@@ -39,7 +39,7 @@ from typing import Any
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
 from bt_executive.llm.model.auto_planner import unread
-from bt_executive.llm.model.faithfulness import check_faithful, with_note
+from bt_executive.llm.model.faithfulness import Faithfulness, check_faithful, with_note
 from bt_executive.llm.model.restatement_search import Restatements, faithful_restatements
 from bt_executive.llm.model.rewrite_grammar import Focus, RewriteGrammar, rewrite_grammar, task_focus
 from bt_executive.llm.model.task_reading import read_task
@@ -158,7 +158,8 @@ class RewritePlanner(KeywordContextPlanner):
             ((sentence, only),) = meanings
             self.last_trace = PlanningTrace(profile=self.profile.name, outcome="plan (the one faithful restatement)")
             self.last_rewrites = (sentence,)
-            return self._labelled(only, sentence, task, world_state, prior_attempts, searched=True)
+            verdict = check_faithful(only, task, world_state, self.registry, prior_attempts)
+            return self._labelled(only, sentence, verdict, searched=True)
         messages = self.messages(task, world_state, narrowed)
         grammar = narrowed.gbnf()  # the search was incomplete: the language is too large to try every sentence
         records: list[RequestRecord] = []
@@ -231,7 +232,7 @@ class RewritePlanner(KeywordContextPlanner):
     def search(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> Restatements:
         """The faithful restatements of ``task`` among every sentence of its narrowed language."""
         reading = read_task(task, world_state, self.registry)
-        focus = task_focus(task, world_state, self.registry)
+        focus = task_focus(task, world_state, self.registry, reading=reading)
         return faithful_restatements(
             task, reading, focus, world_state, self.registry, self.grammar_planner, prior_attempts, gate=self.plan_gate
         )
@@ -273,22 +274,12 @@ class RewritePlanner(KeywordContextPlanner):
         verdict = check_faithful(plan, task, world, self.registry, prior_attempts)
         if not verdict.faithful:
             return None, verdict.refusal(), verdict.problems
-        return self._labelled(plan, text, task, world, prior_attempts), None, ()
+        return self._labelled(plan, text, verdict), None, ()
 
-    def _labelled(
-        self,
-        plan: Plan,
-        text: str,
-        task: str,
-        world: WorldState,
-        prior_attempts: Sequence[AttemptRecord],
-        *,
-        searched: bool = False,
-    ) -> Plan:
+    def _labelled(self, plan: Plan, text: str, verdict: Faithfulness, *, searched: bool = False) -> Plan:
         """The plan of restatement ``text``, saying how it was made and which steps faithfulness saw inserted."""
         how = "the one faithful restatement, no model call" if searched else "rewritten"
         notes = f"{how}: {text!r}; {plan.notes}"[:4000]
-        verdict = check_faithful(plan, task, world, self.registry, prior_attempts)
         return with_note(plan.model_copy(update={"notes": notes, "planner": f"llm:{self.profile.name}"}), verdict)
 
     def _no_restatement(self, task: str, world: WorldState, searched: Restatements) -> PlannerRefused:
