@@ -1,12 +1,15 @@
-"""Skill-call vs rewrite: the local model's two output modes side by side, on the same tasks, in one run.
+"""Skill-call vs rewrite (searched or free): the local model's output modes side by side, on the same tasks, in one run.
 
 ``auto`` hands a task its grammar cannot parse to its local model. The model
 either writes the plan as skill calls (``local``: structured JSON) or
 restates the task in the robot's language for the grammar planner to plan
-(``local-rewrite``: ``llm/model/rewrite_planner.py``). Both run here behind
+(``local-rewrite``: ``llm/model/rewrite_planner.py``), which first searches
+the task's narrowed language (``llm/model/restatement_search.py``); the third
+mode, ``free rewrite``, is that profile with no search (the model restates
+every task), so the search is measured on the same tasks. They run here behind
 ``auto`` on the tasks the grammar cannot parse (and nothing refuses first), for
 every eval robot (``tests/golden/robots``), each split, one llama.cpp
-server for both; every model plan is checked against the task
+server for all of them; every model plan is checked against the task
 (faithfulness). Per tier: tasks, exact, refused, wrong (must be 0), mean
 seconds per task and generated tokens per task. The held-out split is
 reported only as these aggregates, never task by task.
@@ -15,7 +18,8 @@ reported only as these aggregates, never task by task.
 front, on the first N tuned tasks per tier of the tabletop (the model on
 every task, parseable or not).
 
-    .venv/bin/python benchmarks/rewrite_modes.py [--alone 2] [--max-tasks 12] [--json]
+    .venv/bin/python benchmarks/rewrite_modes.py [--alone 2] [--max-tasks 12] [--modes "rewrite,free rewrite"]
+        [--splits tuned,blind] [--json]
 """
 
 from __future__ import annotations
