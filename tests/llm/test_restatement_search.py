@@ -15,13 +15,14 @@ import pytest
 from bt_executive.llm.eval.eval_robots import EvalRobot, load_robot
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.model.auto_planner import AutoPlanner
-from bt_executive.llm.model.faithfulness import check_faithful
+from bt_executive.llm.model.faithfulness import check_faithful, view_steps
 from bt_executive.llm.model.restatement_search import Restatements, faithful_restatements
 from bt_executive.llm.model.rewrite_grammar import task_focus
 from bt_executive.llm.model.rewrite_planner import RewritePlanner
 from bt_executive.llm.model.task_reading import read_task
 from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
 from bt_executive.llm.profiles import LLMProfile, load_llm_config
+from bt_executive.skills.call import SkillCall
 from bt_executive.skills.conditions import SymbolicState, apply_step
 from bt_executive.skills.predicates import parse_predicate
 
@@ -100,14 +101,21 @@ def test_a_task_no_sentence_restates_faithfully_is_refused_before_the_model_is_a
     assert planner.last_trace.requests == ()
 
 
-def test_faithful_plans_with_different_outcomes_are_refused_ambiguous_naming_them(home: EvalRobot) -> None:
-    task = "i'm holding something out for you, take it"
-    planner = _planner(home)
+def test_faithful_plans_with_different_outcomes_are_refused_ambiguous_naming_them(tabletop: EvalRobot) -> None:
+    task = "the red or the green cube into the bowl please"
+    planner = _planner(tabletop)
     with pytest.raises(PlannerRefused) as refused:
-        planner.plan(task, home.world)
+        planner.plan(task, tabletop.world)
     assert refused.value.kind is RefusalKind.AMBIGUOUS
-    assert "'receive'" in refused.value.reason
-    assert len(planner.last_rewrites) >= 2
+    assert "'put the red cube" in refused.value.reason
+    assert "'put the green cube" in refused.value.reason
+    assert len(planner.last_rewrites) == 2
+
+
+def test_a_skill_taking_no_object_is_not_a_meaning_of_a_task_naming_none_of_its_objects(home: EvalRobot) -> None:
+    # "take it" reads as a load of the dishwasher too, but that acts on the dishwasher and the mugs
+    plan = _planner(home).plan("i'm holding something out for you, take it", home.world)
+    assert [s.skill for s in plan.steps] == ["handover/receive_object"]
 
 
 def test_either_of_two_objects_is_one_of_them_not_both(tabletop: EvalRobot) -> None:
@@ -143,3 +151,17 @@ def test_a_language_too_large_to_search_is_left_to_the_model(tabletop: EvalRobot
     found = _search(tabletop, "the green cube, I would love it sitting in the bowl")  # no verb: every form
     assert not found.complete
     assert not found.none_can_pass
+
+
+def test_a_step_that_takes_no_object_acts_on_the_one_its_skill_names(inspection: EvalRobot) -> None:
+    [step] = view_steps((SkillCall(skill="nav/undock"),), inspection.world, inspection.registry)
+    assert step.acted == ("charging_dock",)
+
+
+def test_a_step_that_takes_no_object_may_not_act_on_what_the_task_never_names(home: EvalRobot) -> None:
+    task = "that fridge sits too near the wall, lift it and set it down further out"
+    plan = Plan(
+        steps=(SkillCall(skill="handover/fetch", args={"object": "fridge"}), SkillCall(skill="kitchen/load_dishwasher"))
+    )
+    verdict = check_faithful(plan, task, home.world, home.registry)
+    assert any("load_dishwasher() acts on" in p and "none of which the task names" in p for p in verdict.problems)

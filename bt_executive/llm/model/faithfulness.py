@@ -218,6 +218,9 @@ def view_steps(calls: Sequence[SkillCall], world: WorldState, registry: SkillReg
     views = []
     for index, (call, manifest) in enumerate(zip(calls, manifests, strict=True)):
         acted = set(_ids_in(call, ids))
+        sole = _sole_object(manifest, world) if manifest is not None and not acted else None
+        if sole is not None:  # "load the dishwasher" takes no argument, and acts on the one dishwasher
+            acted.add(sole)
         held = states[index].held
         if held is not None and manifest is not None and _releases(manifest):
             acted.add(held)
@@ -409,6 +412,23 @@ def _unnamed(reading: TaskReading, steps: Sequence[StepView], world: WorldState)
                 problems.append(f"{step.label} puts something on {object_id}, which the task never names")
     problems += _too_many(reading, steps)
     problems += _beyond_one(reading, steps)
+    problems += _unnamed_implied(reading, steps, world, named)
+    return problems
+
+
+def _unnamed_implied(reading: TaskReading, steps: Sequence[StepView], world: WorldState, named: set[str]) -> list[str]:
+    """Rule 2 too: a step that takes no object acts on what its skill's ``objects`` name here ("load the
+    dishwasher": the dishwasher, its cups); where the task names none of them and does not ask for the skill
+    by a phrase of its own, it acts on what the task never names."""
+    problems = []
+    for step in steps:
+        if step.acted or step.manifest is None or step.inserted_for is not None:
+            continue
+        if step.manifest.id in reading.skills:
+            continue
+        fitting = {o.id for o in world.objects if names_category(step.manifest, o.category)}
+        if fitting and not fitting & named:
+            problems.append(f"{step.label} acts on {', '.join(sorted(fitting))}, none of which the task names")
     return problems
 
 
