@@ -88,7 +88,7 @@ class _Patterns:
         self.extremes = frozenset(lexicon.extreme_words)
         # "is it open or closed": a question of which of two states holds, which asks for a report of a state.
         words = lexicon.clause_patterns
-        subjects = alternatives((*words.pronoun_subjects, "this", "that", "they"))
+        subjects = alternatives((*words.pronoun_subjects, "this", "that"))
         self.which_state = re.compile(
             rf"\b(?:{alternatives(words.be_forms)})\s+(?:{subjects}|the(?:\s+[a-z0-9]+){{1,3}}?)\s+[a-z]+\s+or\s+[a-z]+\b"
         )
