@@ -72,7 +72,7 @@ def test_a_rewrite_that_changes_the_task_is_refused_unfaithful(local_llm: str, t
     planner = _planner(local_llm, tabletop, search=False)
     # The real model under a grammar that allows only another cube: its restatement must change the task.
     changed = RewriteGrammar({"root": (("push the blue cube left",),)})
-    planner.grammar = lambda world_state, task="": changed  # type: ignore[method-assign]
+    planner.grammar = lambda world_state, task="", **_: changed  # type: ignore[method-assign]
     with pytest.raises(PlannerRefused) as refused:
         planner.plan("shove the crimson block leftwards", tabletop.world)
     assert refused.value.kind is RefusalKind.UNFAITHFUL

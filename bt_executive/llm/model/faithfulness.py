@@ -161,7 +161,7 @@ def check_faithful(
     reading = reading if reading is not None else read_task(task, world, registry)
     steps = view_steps(plan.steps, world, registry)
     succeeded = [a.call for a in prior_attempts if a.result.success]
-    done = {i for call in succeeded for i in _ids_in(call, _world_ids(world))}
+    done = {i for call in succeeded for i in ids_in(call, world_ids(world))}
     done_skills = [registry.get(c.skill) for c in succeeded if c.skill in registry]
     problems = [
         *_unused(reading, steps, done),
@@ -212,12 +212,12 @@ def with_note(plan: Plan, verdict: Faithfulness) -> Plan:
 
 def view_steps(calls: Sequence[SkillCall], world: WorldState, registry: SkillRegistry) -> list[StepView]:
     """Each step with the ids it acts on and, when inserted, why (simulated over the symbolic world)."""
-    ids = _world_ids(world)
+    ids = world_ids(world)
     manifests = [registry.get(c.skill) if c.skill in registry else None for c in calls]
     states = [_state_after(calls[:index], manifests[:index], world) for index in range(len(calls) + 1)]
     views = []
     for index, (call, manifest) in enumerate(zip(calls, manifests, strict=True)):
-        acted = set(_ids_in(call, ids))
+        acted = set(ids_in(call, ids))
         sole = _sole_object(manifest, world) if manifest is not None and not acted else None
         if sole is not None:  # "load the dishwasher" takes no argument, and acts on the one dishwasher
             acted.add(sole)
@@ -235,11 +235,12 @@ def _releases(manifest: SkillManifest) -> bool:
     return any(HELD in e.args or (e.name == "gripper_empty" and not e.negated) for e in effects)
 
 
-def _world_ids(world: WorldState) -> frozenset[str]:
+def world_ids(world: WorldState) -> frozenset[str]:
+    """Every id a call may name here: the objects, the drawers and the regions."""
     return frozenset({*world.ids(), *world.drawers, *world.regions})
 
 
-def _ids_in(call: SkillCall, ids: frozenset[str]) -> list[str]:
+def ids_in(call: SkillCall, ids: frozenset[str]) -> list[str]:
     """The world ids a call names: in its arguments (at any depth) and as words of its prompt."""
     found: list[str] = []
 
@@ -580,7 +581,7 @@ def _misplaced(
     manifests = [registry.get(c.skill) if c.skill in registry else None for c in calls]
     final = _state_after(calls, manifests, world)
 
-    places = sorted(_world_ids(world))
+    places = sorted(world_ids(world))
 
     def on(object_id: str, support: str) -> bool:
         return any(final.holds(parse_predicate(f"{rel}({object_id}, {support})")) for rel in ("on", "in"))
@@ -688,4 +689,4 @@ def _repeats(steps: Sequence[StepView]) -> set[float]:
     return {float(n) for n in repeats(steps, inserted=True).values()}
 
 
-__all__ = ["Faithfulness", "check_faithful", "require_faithful", "view_steps", "with_note"]
+__all__ = ["Faithfulness", "check_faithful", "ids_in", "require_faithful", "view_steps", "with_note", "world_ids"]

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
-from bt_executive.llm.model.faithfulness import check_faithful
+from bt_executive.llm.model.faithfulness import Faithfulness, check_faithful, ids_in, world_ids
 from bt_executive.llm.model.rewrite_grammar import Focus, Ref, RewriteGrammar, Symbol, rewrite_grammar
 from bt_executive.llm.model.task_reading import TaskReading
 from bt_executive.llm.plan import Plan, PlannerError
@@ -59,7 +59,7 @@ class _TooMany(Exception):
 class Restatements:
     """The faithful plans of one task's language, one sentence each, and whether every sentence was tried."""
 
-    found: tuple[tuple[str, Plan], ...]
+    found: tuple[tuple[str, Plan, Faithfulness], ...]
     complete: bool
     tried: int
 
@@ -68,12 +68,12 @@ class Restatements:
         """No sentence of the language is a faithful restatement, and every one was tried."""
         return self.complete and not self.found
 
-    def meanings(self, world: WorldState, registry: SkillRegistry) -> list[tuple[str, Plan]]:
+    def meanings(self, world: WorldState, registry: SkillRegistry) -> list[tuple[str, Plan, Faithfulness]]:
         """One faithful restatement per distinct outcome, the first found (the fewest commands) of each: a
         stack and a pick-and-place onto the same support are one meaning, a tap and a push are two."""
-        kept: dict[tuple[object, ...], tuple[str, Plan]] = {}
-        for sentence, plan in self.found:
-            kept.setdefault(_outcome(plan, world, registry), (sentence, plan))
+        kept: dict[tuple[object, ...], tuple[str, Plan, Faithfulness]] = {}
+        for found in self.found:
+            kept.setdefault(_outcome(found[1], world, registry), found)
         return list(kept.values())
 
 
@@ -107,8 +107,8 @@ def faithful_restatements(
     # names; "the red or the green cube" asks for one of them, so neither is required.
     singular = (m for m in reading.mentions if m.required and not m.excluded and (m.every or len(m.ids) == 1))
     excluded = {i for m in reading.mentions if m.excluded for i in m.ids}
-    named = {i for m in singular for i in m.ids if i in _world_ids(world)} - excluded
-    found: dict[str, tuple[str, Plan]] = {}
+    named = {i for m in singular for i in m.ids if i in world_ids(world)} - excluded
+    found: dict[str, tuple[str, Plan, Faithfulness]] = {}
     tried = 0
     for n in range(1, focus.clauses + 1):  # the fewest commands first: a longer chain only adds steps
         chains = _chains(distinct, n, named)
@@ -118,15 +118,17 @@ def faithful_restatements(
         for chain in chains:
             sentence = " then ".join(chain)
             plan = _plan(sentence, world, planner, prior_attempts)
-            if plan is None or _signature(plan) in found:
+            signature = _signature(plan) if plan is not None else ""
+            if plan is None or signature in found:
                 continue
             if gate is not None:
                 try:
                     gate(plan, world)
                 except PlannerError:
                     continue
-            if check_faithful(plan, task, world, registry, prior_attempts, reading=reading).faithful:
-                found[_signature(plan)] = (sentence, plan)
+            verdict = check_faithful(plan, task, world, registry, prior_attempts, reading=reading)
+            if verdict.faithful:
+                found[signature] = (sentence, plan, verdict)
         if found:
             break
     return Restatements(tuple(found.values()), True, tried)
@@ -167,7 +169,7 @@ def _distinct_commands(
     """One command per distinct plan it makes alone, with the objects that plan acts on; a command refused
     alone is kept with None (a later step may make it possible: "open the drawer then close the drawer"),
     one that does not parse is dropped."""
-    ids = _world_ids(world)
+    ids = world_ids(world)
     kept: dict[str, tuple[str, frozenset[str] | None]] = {}
     for command in commands:
         try:
@@ -177,25 +179,9 @@ def _distinct_commands(
         except PlannerError:
             kept.setdefault(f"refused:{command}", (command, None))
             continue
-        acted = frozenset(v for step in plan.steps for v in _values(step.args) if v in ids)
+        acted = frozenset(i for step in plan.steps for i in ids_in(step, ids))
         kept.setdefault(_signature(plan), (command, acted))
     return dict(kept.values())
-
-
-def _values(value: object) -> Iterator[str]:
-    """The strings in a call's arguments, however nested."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _values(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _values(item)
-
-
-def _world_ids(world: WorldState) -> frozenset[str]:
-    return frozenset({*world.ids(), *world.drawers, *world.regions})
 
 
 def _plan(

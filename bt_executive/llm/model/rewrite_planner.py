@@ -42,7 +42,7 @@ from bt_executive.llm.model.auto_planner import unread
 from bt_executive.llm.model.faithfulness import Faithfulness, check_faithful, with_note
 from bt_executive.llm.model.restatement_search import Restatements, faithful_restatements
 from bt_executive.llm.model.rewrite_grammar import Focus, RewriteGrammar, rewrite_grammar, task_focus
-from bt_executive.llm.model.task_reading import read_task
+from bt_executive.llm.model.task_reading import TaskReading, read_task
 from bt_executive.llm.plan import KeywordContextPlanner, Plan, PlannerError, PlannerRefused, RefusalKind
 from bt_executive.llm.profiles import LLMProfile, load_llm_config, offered_skills
 from bt_executive.llm.serving.llama_http import LlamaHttpError, chat_url, post_json
@@ -134,31 +134,35 @@ class RewritePlanner(KeywordContextPlanner):
         and every word the prompt adds costs a small model time."""
         from bt_executive.llm.model.llm_planner import PlanningTrace, RequestRecord
 
-        narrowed = self.grammar(world_state, task)
+        reading = read_task(task, world_state, self.registry)  # once, for the narrowed language and the search
+        narrowed = self.grammar(world_state, task, reading=reading)
         if not narrowed.says_anything:  # every command would be refused as unfaithful: ask the model nothing
             self.last_trace, self.last_rewrites = PlanningTrace(profile=self.profile.name, outcome="no command"), ()
             raise PlannerRefused(
                 f"{task!r} asks for what no skill of this robot does: no command of its language can say it",
                 RefusalKind.MISSING_SKILL,
             )
-        searched = self.search(task, world_state, prior_attempts) if self.searching else Restatements((), False, 0)
+        searched = (
+            self.search(task, world_state, prior_attempts, reading=reading)
+            if self.searching
+            else Restatements((), False, 0)
+        )
         if searched.none_can_pass:
             self.last_trace, self.last_rewrites = PlanningTrace(profile=self.profile.name, outcome="none faithful"), ()
             raise self._no_restatement(task, world_state, searched)
         meanings = searched.meanings(world_state, self.registry)
         if len(meanings) > 1:  # the task's words allow several outcomes: a small model's pick would be a guess
             self.last_trace = PlanningTrace(profile=self.profile.name, outcome="several faithful")
-            self.last_rewrites = tuple(sentence for sentence, _ in meanings)
-            said = "; ".join(f"{sentence!r}" for sentence, _ in meanings[:4])
+            self.last_rewrites = tuple(sentence for sentence, _, _ in meanings)
+            said = "; ".join(f"{sentence!r}" for sentence, _, _ in meanings[:4])
             raise PlannerRefused(
                 f"{task!r} may mean any of {said}{' ...' if len(meanings) > 4 else ''}: say which",
                 RefusalKind.AMBIGUOUS,
             )
         if meanings:  # the one faithful meaning: nothing for the model to choose
-            ((sentence, only),) = meanings
+            ((sentence, only, verdict),) = meanings
             self.last_trace = PlanningTrace(profile=self.profile.name, outcome="plan (the one faithful restatement)")
             self.last_rewrites = (sentence,)
-            verdict = check_faithful(only, task, world_state, self.registry, prior_attempts)
             return self._labelled(only, sentence, verdict, searched=True)
         messages = self.messages(task, world_state, narrowed)
         grammar = narrowed.gbnf()  # the search was incomplete: the language is too large to try every sentence
@@ -202,9 +206,10 @@ class RewritePlanner(KeywordContextPlanner):
 
     # -- pieces (public so tests and benchmarks see exactly what is sent) -------------------------
 
-    def grammar(self, world_state: WorldState, task: str = "") -> RewriteGrammar:
-        """The controlled language for this world, narrowed to what ``task`` names (``rewrite_grammar.Focus``)."""
-        focus = task_focus(task, world_state, self.registry) if task else Focus()
+    def grammar(self, world_state: WorldState, task: str = "", *, reading: TaskReading | None = None) -> RewriteGrammar:
+        """The controlled language for this world, narrowed to what ``task`` names (``rewrite_grammar.Focus``;
+        ``reading``: the task's, already made)."""
+        focus = task_focus(task, world_state, self.registry, reading=reading) if task else Focus()
         objects = [(o.id, o.colour, o.category) for o in world_state.objects]
         places = [sorted(world_state.drawers), sorted(world_state.regions)]
         said = {name: sorted(v) if isinstance(v, frozenset) else v for name, v in vars(focus).items()}  # every field
@@ -229,9 +234,16 @@ class RewritePlanner(KeywordContextPlanner):
         user = f"{task}\n(objects: {', '.join(objects)})" if task else task
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
-    def search(self, task: str, world_state: WorldState, prior_attempts: Sequence[AttemptRecord] = ()) -> Restatements:
+    def search(
+        self,
+        task: str,
+        world_state: WorldState,
+        prior_attempts: Sequence[AttemptRecord] = (),
+        *,
+        reading: TaskReading | None = None,
+    ) -> Restatements:
         """The faithful restatements of ``task`` among every sentence of its narrowed language."""
-        reading = read_task(task, world_state, self.registry)
+        reading = reading if reading is not None else read_task(task, world_state, self.registry)
         focus = task_focus(task, world_state, self.registry, reading=reading)
         return faithful_restatements(
             task, reading, focus, world_state, self.registry, self.grammar_planner, prior_attempts, gate=self.plan_gate
