@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
-from rclpy.action.client import ActionClient
 from rclpy.node import Node
+from unique_identifier_msgs.msg import UUID
 
+from bt_executive.skills.action_client_pool import SharedActionClient
 from bt_executive.skills.call import AttemptRecord
 
 _ATTEMPTS = TypeAdapter(list[AttemptRecord])
@@ -56,16 +58,23 @@ the client never learns of its own task (seen in CI: the task ran, the client ti
 
 
 class TaskClient:
-    """An ExecuteTask client on ``node``; the caller spins the node."""
+    """An ExecuteTask client on ``node``; the caller spins the node.
+
+    A goal's response can be lost even after ``SETTLE_S`` (seen in CI under load: the task ran, its
+    pick was under way, and the client timed out waiting for the answer). The executive's status
+    topic (transient local) still lists the goal, so a goal it lists is taken as accepted, as the
+    skill leaves do (``SharedActionClient.adopt_reported``), and its result is asked for.
+    """
 
     def __init__(self, node: Node, namespace: str = "") -> None:
         from bt_executive_interfaces.action import ExecuteTask
 
         self._type = ExecuteTask
         self.action_name = execute_task_name(namespace)
-        self._client: ActionClient[Any, Any, Any] = ActionClient(node, ExecuteTask, self.action_name)
+        self._client = SharedActionClient(node, ExecuteTask, self.action_name)
         self._handle: Any = None
         self._sent: Any = None
+        self._goal_id: Any = None
 
     def wait_for_server(self, timeout_s: float) -> bool:
         """Whether the executive answered within ``timeout_s`` (then a short settle, see ``SETTLE_S``)."""
@@ -93,11 +102,13 @@ class TaskClient:
                 )
 
         self._handle = None
-        self._sent = sent = self._client.send_goal_async(goal, feedback_callback=feedback)
-        self._handle = _wait(sent, started + timeout_s, "the goal response")
-        if not self._handle.accepted:
-            raise RuntimeError(f"{self.action_name} rejected the task")
-        response = _wait(self._handle.get_result_async(), started + timeout_s, "the task result")
+        self._goal_id = goal_id = UUID(uuid=list(uuid.uuid4().bytes))
+        self._sent = sent = self._client.send_goal_async(goal, feedback_callback=feedback, goal_uuid=goal_id)
+        try:
+            self._handle = self._accepted(sent, goal_id, started + timeout_s)
+            response = _wait(self._handle.get_result_async(), started + timeout_s, "task result")
+        finally:
+            self._client.release([bytes(goal_id.uuid)])
         result = response.result
         return TaskResult(
             success=bool(result.success),
@@ -111,17 +122,32 @@ class TaskClient:
             goal_held=None if result.goal_held < 0 else bool(result.goal_held),
         )
 
+    def _accepted(self, sent: Any, goal_id: Any, deadline: float) -> Any:
+        """The goal's handle: from its response, or from the status topic when the response is lost."""
+        while not sent.done():
+            adopted = self._client.adopt_reported(goal_id)
+            if adopted is not None:
+                return adopted
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no goal response from {self.action_name} before the deadline")
+            time.sleep(0.01)
+        handle = sent.result()
+        if not handle.accepted:
+            raise RuntimeError(f"{self.action_name} rejected the task")
+        return handle
+
     def cancel(self, timeout_s: float = 5.0) -> None:
         """Ask the executive to cancel the task this client sent (its goals are cancelled with it).
 
         A task sent but not yet answered (the goal response may arrive after the task's first skill
-        started) is cancelled once its goal response arrives, waiting up to ``timeout_s`` for it.
+        started) is cancelled once its goal response arrives or the status topic lists it, waiting up
+        to ``timeout_s``.
         """
-        handle, sent = self._handle, self._sent
+        handle, sent, goal_id = self._handle, self._sent, self._goal_id
         if handle is None and sent is not None:
             try:
-                handle = _wait(sent, time.monotonic() + timeout_s, "the goal response")
-            except TimeoutError:
+                handle = self._accepted(sent, goal_id, time.monotonic() + timeout_s)
+            except (TimeoutError, RuntimeError):  # never answered, or rejected: nothing to cancel
                 return
         if handle is not None and handle.accepted:
             handle.cancel_goal_async()
