@@ -134,6 +134,10 @@ def run_demo(args: argparse.Namespace) -> int:
         group.stop()
         return 1
     codes = group.stop()
+    for child in group.children:
+        if codes.get(child.name, 0) != 0:  # a hung shutdown printed its threads' stacks (ros_process.STUCK_DUMP_S)
+            tail = "\n".join(child.lines[-80:])
+            print(f"--- last lines of {child.name} (exit {codes[child.name]}) ---\n{tail}", file=sys.stderr)
     # --vla always reads the goal back from the sim too: the executive's check must agree with the robot's.
     given = args.check is not None or args.vla
     code = _summarise(result, world, check, given, runs_root, time.monotonic() - started, codes)

@@ -14,9 +14,12 @@ graph and the process's DDS participant is deleted with a goodbye to its peers.
 
 from __future__ import annotations
 
+import contextlib
+import faulthandler
 import logging
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from types import FrameType, TracebackType
@@ -32,6 +35,10 @@ from bt_executive.runtime.ros_teardown import destroy_node, shutdown_executor, w
 from bt_executive.skills.action_skill import with_short_lease
 
 _log = logging.getLogger(__name__)
+
+STUCK_DUMP_S = 4.0
+"""How long after a stop signal a process still running prints every thread's stack to stderr: before a
+supervisor's grace (5 s: ``ProcessGroup.stop``) ends in SIGTERM and then SIGKILL, so what held it is on record."""
 
 
 class RosProcess:
@@ -83,11 +90,17 @@ class RosProcess:
             pass
 
     def handle_signals(self, on_signal: Callable[[], None] | None = None) -> None:
-        """On SIGINT/SIGTERM: run ``on_signal`` (e.g. cancel goals) once, then set ``stop_requested``."""
+        """On SIGINT/SIGTERM: run ``on_signal`` (e.g. cancel goals) once, then set ``stop_requested``.
+
+        A process still alive ``STUCK_DUMP_S`` after the first signal prints where every thread stands
+        (faulthandler, to stderr): a shutdown that hangs names what it waits on before it is killed.
+        """
 
         def handler(signum: int, _frame: FrameType | None) -> None:
             if self.stop_requested.is_set():
                 return
+            with contextlib.suppress(RuntimeError, ValueError):  # no usable stderr: nothing to dump to
+                faulthandler.dump_traceback_later(STUCK_DUMP_S, exit=False, file=sys.stderr)
             if on_signal is not None:
                 threading.Thread(target=self._graceful, args=(on_signal,), daemon=True).start()
             else:
