@@ -165,3 +165,80 @@ def test_a_step_that_takes_no_object_may_not_act_on_what_the_task_never_names(ho
     )
     verdict = check_faithful(plan, task, home.world, home.registry)
     assert any("load_dishwasher() acts on" in p and "none of which the task names" in p for p in verdict.problems)
+
+
+def _labels(plan: Plan) -> list[str]:
+    return [step.label() for step in plan.steps]
+
+
+def test_going_to_a_named_room_to_photograph_it_is_an_inserted_step_and_one_to_an_unnamed_room_is_not(
+    inspection: EvalRobot,
+) -> None:
+    world, registry = inspection.world, inspection.registry
+    there = Plan(
+        steps=(
+            SkillCall(skill="nav/navigate_to", args={"location": "pump_house"}),
+            SkillCall(skill="inspect/take_photo"),
+        )
+    )
+    task = "i'd like a picture of the pump house, send it over"
+    verdict = check_faithful(there, task, world, registry)
+    assert verdict.faithful, verdict.problems
+    assert any("to bring the robot to pump_house for step 2" in i for i in verdict.inserted)
+    elsewhere = there.model_copy(
+        update={"steps": (SkillCall(skill="nav/navigate_to", args={"location": "boiler_room"}), there.steps[1])}
+    )
+    assert not check_faithful(elsewhere, task, world, registry).faithful  # the boiler room is never named
+
+
+def test_a_one_letter_word_of_an_id_is_no_name_on_its_own(inspection: EvalRobot) -> None:
+    # shelf_a's words are "shelf" and "a": "a picture" names no shelf
+    for task in ("pump house, send me a pic, thanks", "get a proper look at the pump house"):
+        reading = read_task(task, inspection.world, inspection.registry)
+        assert [m.phrase for m in reading.mentions] == ["pump house"], task
+
+
+def test_right_now_and_right_away_say_no_side(tabletop: EvalRobot) -> None:
+    for task in ("tap the red cube right now please", "the blue cube needs a tap right away"):
+        reading = read_task(task, tabletop.world, tabletop.registry)
+        assert reading.directions == (), task
+    assert read_task("nudge the red cube to the right", tabletop.world, tabletop.registry).directions == ("right",)
+
+
+def test_a_step_said_to_come_in_between_must_come_between(tabletop: EvalRobot) -> None:
+    task = "could you tap the green cube three times and wait one second in between the taps"
+    world, registry = tabletop.world, tabletop.registry
+    tap = SkillCall(skill="tabletop/tap", args={"object": "green_cube"})
+    wait = SkillCall(skill="builtin/wait", args={"seconds": 1.0})
+    between = check_faithful(Plan(steps=(tap, wait, tap, wait, tap)), task, world, registry)
+    after = check_faithful(Plan(steps=(tap, tap, tap, wait)), task, world, registry)
+    assert between.faithful, between.problems
+    assert any("between the steps of" in p for p in after.problems), after.problems
+
+
+@pytest.mark.parametrize(
+    ("task", "expected"),
+    [
+        # a count said with a plural noun: "N times"
+        ("so yeah, grab me four pictures of the boiler gauge, cheers", ["take_photo(boiler_gauge)"] * 4),
+        # places listed for a skill that takes a list, with a count of loops
+        ("evening round - boiler room, pump house - 5 loops", ["patrol(…, 5)"]),
+        # an option of a parameter that the task says
+        ("read me label l4, it's a qr", ["read_label(label_l4, qr)"]),
+        # a look from near by: the approach first
+        (
+            "the fire extinguisher needs documenting, a close-up picture please",
+            ["approach_object(fire_extinguisher)", "take_photo(fire_extinguisher)"],
+        ),
+        # a photo at a place: going there first, then back
+        (
+            "roll over to the pump house, snap a pic, and come back to the control room after",
+            ["navigate_to(pump_house)", "take_photo()", "navigate_to(control_room)"],
+        ),
+    ],
+)
+def test_the_language_says_counts_lists_options_closeness_and_a_photo_at_a_place(
+    inspection: EvalRobot, task: str, expected: list[str]
+) -> None:
+    meanings = _search(inspection, task).meanings(inspection.world, inspection.registry)
+    assert [_labels(plan) for _, plan, _ in meanings] == [expected]

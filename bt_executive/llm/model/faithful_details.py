@@ -24,7 +24,8 @@ Each came from a model plan the earlier rules let through (SmolLM2 restating bli
 11. **interleaving**: of two clauses in a row (among those some step serves alone), no step serving only the
    earlier comes after a step serving only the later ("tap red twice and blue once" planned as red, blue, red).
    A step serving two clauses (the place on the plate of "put X on the plate and Y on the plate") or inserted
-   for a precondition belongs to no clause alone.
+   for a precondition belongs to no clause alone. A clause said to come "in between" ("tap it twice and wait a
+   second in between the taps") is the other way round: its steps come inside the earlier clause's, not after.
 12. **unread requests**: a clause the grammar did not parse that goes on with a request no verb here reads
    ("examine the blue pump for cracks and report its condition") has asked for more than any plan can be shown
    to do: the plan of the rest is refused, not run as if that part were never said.
@@ -220,6 +221,11 @@ def out_of_turn(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     return problems
 
 
+_BETWEEN = re.compile(r"\bin between\b|\bbetween (?:them|each|every)\b|\bbetween the \w+s$")
+"""A clause done inside the one before it ("wait 2 s in between the taps"), not after it: no place between
+two things ("put it between the cube and the plate")."""
+
+
 def interleaved(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     """Rule 11: of two clauses in a row, the steps serving the earlier alone all come before those serving the
     later alone (a step inserted for a precondition, or serving two clauses, belongs to no clause alone)."""
@@ -232,6 +238,13 @@ def interleaved(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     problems = []
     served = sorted(alone)
     for first, second in itertools.pairwise(served):
+        if _BETWEEN.search(clauses[second].text):  # "tap it twice and wait 2 s in between the taps": inside them
+            if not min(alone[first]) < min(alone[second]) <= max(alone[second]) < max(alone[first]):
+                problems.append(
+                    f"the task says {clauses[second].text!r}, and the plan does not do it between the steps of "
+                    f"{clauses[first].text!r}"
+                )
+            continue
         if min(alone[first]) < min(alone[second]) < max(alone[first]):  # begun in turn (else rule 10's), gone back to
             problems.append(
                 f"the plan goes back to {clauses[first].text!r} ({steps[max(alone[first])].label}) after starting "

@@ -24,7 +24,9 @@ The rules, each with its own reason:
    makes a precondition of a later step true that was false, and it stays true
    until that step (``pick(red_cube)`` before ``place_on(plate)``: ``not
    gripper_empty``), or it moves no object (its effects are only about the
-   arm's pose: the arm going home) and another step follows it. An inserted
+   arm's pose: the arm going home) and another step follows it, or it only
+   brings the robot to a place or thing (``at(robot, X)``, ``reachable(X)``)
+   that the next step acts on, or at (a photo taken in the room gone to). An inserted
    step may set a thing aside only on the table (as the grammar's chaining does), and a *detour* (take
    something only to put it back for the next step) is no excuse. Inserted
    steps are noted in the plan. An object the task leaves out ("except the
@@ -47,8 +49,8 @@ The rules, each with its own reason:
 
 Rules 6-13 (``faithful_details``): no call made more often than asked, no number said and dropped, no
 placement the wrong way round, no option said and left at its default, no clause done out of turn, no going
-back to a clause once the next one is started, no request left that no verb here reads, no look from near by
-without an approach first.
+back to a clause once the next one is started (and a clause said to come "in between" done inside the one
+before it), no request left that no verb here reads, no look from near by without an approach first.
 
 Decisions:
 
@@ -320,6 +322,13 @@ def _means(index: int, views: Sequence[StepView], states: Sequence[SymbolicState
     assert view.manifest is not None
     if _moves_no_object(view) and index + 1 < len(views):
         return _Means("moves no object")  # the arm readied for what comes next; as the last step it readies nothing
+    if (there := _brings_robot_to(view)) is not None and index + 1 < len(views):
+        following = views[index + 1]
+        # The grammar's own order: "photograph the control room" goes there, then photographs nothing named;
+        # "a close-up of the valve" approaches the valve, then photographs it.
+        at_it = there in following.acted or (there in world.regions and not following.acted)
+        if following.manifest is not None and at_it:
+            return _Means(f"to bring the robot to {there} for step {following.number}")
     meets: list[tuple[int, Predicate]] = []
     openable = [o.id for o in world.objects if atom_holds("openable", (o.id,), world)]
     for step in views[index + 1 :]:
@@ -339,6 +348,22 @@ def _means(index: int, views: Sequence[StepView], states: Sequence[SymbolicState
         return None
     first, need = meets[0]
     return _Means(f"for {need} of step {first + 1}", tuple(meets))
+
+
+def _brings_robot_to(view: StepView) -> str | None:
+    """The one place or thing a step takes the robot to, when that is all it does: every effect is the robot
+    at a place (``at(robot, kitchen)``) or a thing in its reach (``reachable(v12)``), on what it acts on."""
+    effects = [parse_predicate(e) for e in view.manifest.effects] if view.manifest is not None else []
+    if len(view.acted) != 1 or not effects:
+        return None
+    bound = [bind(e, view.call.args) for e in effects]
+    there = view.acted[0]
+    moves = all(
+        not e.negated
+        and ((e.name == "at" and e.args == ("robot", there)) or (e.name == "reachable" and e.args == (there,)))
+        for e in bound
+    )
+    return there if moves else None
 
 
 def _moves_no_object(view: StepView) -> bool:

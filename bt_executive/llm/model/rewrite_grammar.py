@@ -25,6 +25,7 @@ parses with the task grammar.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections import Counter
@@ -33,9 +34,9 @@ from dataclasses import dataclass
 
 from bt_executive.llm.language.intents import IntentAction
 from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
-from bt_executive.llm.language.noun_phrases import phrase_words
+from bt_executive.llm.language.noun_phrases import numbers, phrase_words
 from bt_executive.llm.language.quantities import kind_of, schema_unit
-from bt_executive.llm.language.task_grammar import TaskNotUnderstood, parse_task
+from bt_executive.llm.language.task_grammar import TaskNotUnderstood, asks_from_near, parse_task
 from bt_executive.llm.model.task_reading import TaskReading, read_task
 from bt_executive.skills.manifest import ActionVerb
 from bt_executive.skills.registry import SkillRegistry
@@ -162,6 +163,13 @@ class Focus:
     """How many commands a rewrite may chain: the task's clauses that ask or name something (at most three)."""
     home: bool = True
     """Whether "go home" may be said: a step that only brings the arm home is faithful only to a task saying so."""
+    listed: tuple[str, ...] = ()
+    """The places the task names, in its order, when it names two or more ("patrol: corridor_b -> pump_house"):
+    said as one list ("the corridor b and the pump house") for a skill that takes several."""
+    near: bool = False
+    """Whether a clause asks for a look from near by ("a close-up picture of"): "... from up close" may be said."""
+    options: tuple[str, ...] = ()
+    """The options of the skills' parameters the task says ("the barcode", "on eco"), as the rewrite says them."""
 
 
 def task_focus(task: str, world: WorldState, registry: SkillRegistry, *, reading: TaskReading | None = None) -> Focus:
@@ -178,15 +186,47 @@ def task_focus(task: str, world: WorldState, registry: SkillRegistry, *, reading
         for c, home in zip(reading.clauses, homing, strict=True)
         if home or c.actions or c.skills or any(not m.excluded for m in c.mentions)
     )
+    places = [i for m in reading.mentions if not m.excluded and len(m.ids) == 1 for i in m.ids if i in world.regions]
+    listed = tuple(dict.fromkeys(places))
     return Focus(
         frozenset(named),
         frozenset(reading.actions) | asked,
         frozenset(reading.directions),
-        amounts,
+        (*amounts, *_counted(reading, amounts)),
         frozenset(reading.verbs),
         min(max(asking, 1), MAX_CLAUSES),
         any(homing),
+        listed if len(listed) > 1 else (),
+        any(asks_from_near(c.text) for c in reading.clauses),
+        _options_said(reading, registry),
     )
+
+
+def _counted(reading: TaskReading, amounts: tuple[str, ...]) -> tuple[str, ...]:
+    """ "take three photos of the valve": a number before a plural noun, said as a count ("three times")
+    where the task says no amount of its own there."""
+    found = []
+    for clause in reading.clauses:
+        words = clause.text.replace(",", " ").split()
+        for number, noun in itertools.pairwise(words):
+            if number in numbers() and noun.endswith("s") and not any(number in a.split() for a in amounts):
+                found.append(f"{number} times")
+    return tuple(dict.fromkeys(found))
+
+
+def _options_said(reading: TaskReading, registry: SkillRegistry) -> tuple[str, ...]:
+    """The options (string enum values but the default) of a parameter of some skill here that the task says
+    outside its object phrases: "scan the BARCODE on label l4", "vacuum it on the ECO setting"."""
+    mentioned = {w for m in reading.mentions for w in m.phrase.split()}
+    said = {w for c in reading.clauses for w in c.text.split()} - mentioned
+    found = []
+    for manifest in registry:
+        for param in (manifest.parameters or {}).get("properties", {}):
+            schema = manifest.parameter_schema(param)
+            for value in schema.get("enum", ()):
+                if isinstance(value, str) and value != schema.get("default") and set(value.split("_")) <= said:
+                    found.append(" ".join(value.split("_")))
+    return tuple(dict.fromkeys(found))
 
 
 def rewrite_grammar(
@@ -231,7 +271,8 @@ def rewrite_grammar(
         clauses += _form_clauses(Ref(verb_rule), shape)
     amounts = _amount_kinds(registry) if focus.amounts is None else ["said"] if focus.amounts else []
     if focus.amounts:
-        rules["amount"] = tuple((a,) for a in focus.amounts)  # the task's own words: no other amount is faithful
+        said = [*focus.amounts, " ".join(focus.amounts)] if len(focus.amounts) > 1 else [*focus.amounts]
+        rules["amount"] = tuple((a,) for a in said)  # the task's own words: no other amount is faithful
     elif amounts:
         rules["amount"] = ((Ref("number"), " ", Ref("unit")),)
         rules["number"] = ((Chars("1-9"),), (Chars("1-9"), Chars("0-9")), (Chars("1-9"), Chars("0-9"), Chars("0-9")))
@@ -242,7 +283,16 @@ def rewrite_grammar(
             clauses.append((Ref("push-verb"), " ", Ref("object"), " ", Ref("direction"), " ", Ref("amount")))
     actions = _action_phrases(registry, declared & wanted, lex, form_verbs)
     if focus.verbs is not None and focus.verbs & set(actions):
-        actions = [a for a in actions if a in focus.verbs]
+        kept = [a for a in actions if a in focus.verbs]
+        # An action the task asks for with no verb of its own ("go there, snap one photo, come back": INSPECT
+        # by the photo's noun) keeps one phrase per skill and per action, as a task with no verb does.
+        # Only phrases that ask for nothing but such actions: "patrol" (NAVIGATE, INSPECT) does not stand in for
+        # a photo beside "go to".
+        meaning = _phrase_actions(registry, lex)
+        served = {v for a in kept for v in meaning.get(a, ())}
+        unsaid = (declared & wanted) - served
+        extra = _action_phrases(registry, unsaid, lex, form_verbs, first_only=True) if unsaid else []
+        actions = list(dict.fromkeys([*kept, *(a for a in extra if meaning.get(a, set()) <= unsaid)]))
     elif focus.verbs is not None:  # no verb of the task's among them: one phrase per skill and per action
         actions = _action_phrases(registry, declared & wanted, lex, form_verbs, first_only=True)
     if actions:
@@ -253,14 +303,31 @@ def rewrite_grammar(
         shapes: list[tuple[str, Alternative, list[str]]] = [("act-bare", (), [""])]
         if places:  # none in a strict language of a task that names no object or place
             shapes.append(("act-place", (" ", Ref("place")), [f" {p}" for p in places[:3]]))
+            if focus.near:  # "a close-up picture of the valve": the grammar approaches it first
+                shapes.append(("act-near", (" ", Ref("place"), " from up close"), [f" {places[0]} from up close"]))
+            for n, option in enumerate(focus.options):  # "read the barcode on label l4", "vacuum the hall on eco"
+                said_first: Alternative = (" the ", option, " on ", Ref("place"))
+                said_last: Alternative = (" ", Ref("place"), " on ", option)
+                shapes.append((f"act-option-{n}", said_first, [f" the {option} on {places[0]}"]))
+                shapes.append((f"act-on-option-{n}", said_last, [f" {places[0]} on {option}"]))
+        if focus.listed:  # "patrol the corridor b, the pump house and the boiler room"
+            listing = _listing([f"the {' '.join(phrase_words(r))}" for r in focus.listed])
+            rules["places"] = ((listing,),)
+            shapes.append(("act-places", (" ", Ref("places")), [f" {listing}"]))
+            if amount is not None:
+                shapes.append(("act-places-amount", (" ", Ref("places"), " ", Ref("amount")), [f" {listing}{amount}"]))
         if amount is not None:
             shapes.append(("act-amount", (" ", Ref("amount")), [amount]))
             if places:
                 tail: Alternative = (" ", Ref("place"), " ", Ref("amount"))
                 shapes.append(("act-place-amount", tail, [f" {places[0]}{amount}"]))
+        takes_lists = _list_phrases(registry)
         for rule, tail, probes in shapes:
-            # A verb phrase joins a shape only when the task grammar reads it so ("look at" needs an object).
+            # A verb phrase joins a shape only when the task grammar reads it so ("look at" needs an object),
+            # and a list of places only a skill's own phrase for a list ("patrol", not "go to": each place once).
             fitting = [a for a in actions if all(_parses(a + probe, skill_phrases) for probe in probes)]
+            if rule.startswith("act-places"):
+                fitting = [a for a in fitting if a in takes_lists]
             if fitting:
                 rules[rule] = tuple((p,) for p in fitting)
                 clauses.append((Ref(rule), *tail))
@@ -274,6 +341,21 @@ def rewrite_grammar(
             chain += [" then ", Ref("clause")]
         root.append(tuple(chain))
     return RewriteGrammar(_pruned({"root": tuple(root), **rules}))
+
+
+def _list_phrases(registry: SkillRegistry) -> set[str]:
+    """The own phrases of the skills that take a list (an array parameter: a patrol's waypoints)."""
+    found: set[str] = set()
+    for manifest in registry:
+        properties = (manifest.parameters or {}).get("properties", {})
+        if any(isinstance(schema, dict) and schema.get("type") == "array" for schema in properties.values()):
+            found.update(manifest.language.phrases)
+    return found
+
+
+def _listing(phrases: list[str]) -> str:
+    """ "the a, the b and the c"."""
+    return f"{', '.join(phrases[:-1])} and {phrases[-1]}" if len(phrases) > 1 else "".join(phrases)
 
 
 def _pruned(rules: dict[str, tuple[Alternative, ...]]) -> dict[str, tuple[Alternative, ...]]:
@@ -355,6 +437,18 @@ def _action_phrases(
     said = [[p for p in lex.actions.get(verb, ()) if p not in form_verbs] for verb in sorted(declared)]
     said += [phrases for manifest, phrases in zip(registry, own, strict=True) if declared & set(manifest.actions)]
     return list(dict.fromkeys(p for phrases in said for p in (phrases[:1] if first_only else phrases)))
+
+
+def _phrase_actions(registry: SkillRegistry, lex: Lexicon) -> dict[str, set[ActionVerb]]:
+    """The actions each verb phrase asks for: the lexicon's for its actions, a skill's own for the skill's."""
+    found: dict[str, set[ActionVerb]] = {}
+    for verb, phrases in lex.actions.items():
+        for phrase in phrases:
+            found.setdefault(phrase, set()).add(verb)
+    for manifest in registry:
+        for phrase in manifest.language.phrases:
+            found.setdefault(phrase, set()).update(manifest.actions)
+    return found
 
 
 def _amount_kinds(registry: SkillRegistry) -> list[str]:

@@ -362,9 +362,10 @@ class _Vocabulary:
 
 
 def _head(words: Sequence[str]) -> list[str]:
-    """The word that can stand for a name on its own: its last word of letters (``pump`` of pump_2, not "2"),
-    or an opaque id's one word (``v12``, ``m7``: "check v12" names the valve)."""
-    return [w for w in words if w.isalpha()][-1:] or list(words[-1:])
+    """The word that can stand for a name on its own: its last word of letters (``pump`` of pump_2, not "2";
+    ``shelf`` of shelf_a: "a" is an article first), or an opaque id's one word (``v12``, ``m7``: "check v12"
+    names the valve)."""
+    return [w for w in words if w.isalpha() and len(w) > 1][-1:] or list(words[-1:])
 
 
 @dataclass(frozen=True)
@@ -624,6 +625,10 @@ def _phrase_nouns(phrases: dict[str, frozenset[str]], lex: Lexicon) -> dict[str,
     return {noun: frozenset(skills) for noun, skills in table.items()}
 
 
+_NOT_A_SIDE = frozenset({"now", "away", "here", "there"})
+"""What follows "right" when it means at once or exactly ("right now", "right there"), not a side."""
+
+
 def _directions(
     tokens: Sequence[_Token], spans: Sequence[tuple[int, int]], verbs: Sequence[str], lex: Lexicon
 ) -> tuple[str, ...]:
@@ -643,6 +648,8 @@ def _directions(
             after = words[at + len(parts)] if at + len(parts) < len(words) else ""
             if after == "of":
                 continue  # "left of the plate": a relation, not a way to move
+            if phrase == "right" and (after in _NOT_A_SIDE or (at == 0 and after in {v.split()[0] for v in verbs})):
+                continue  # "right now", "right away", "Right, follow me": no side at all
             if set(words[max(0, at - 3) : at]) & _patterns().extremes:
                 continue  # "the block furthest to the left": a position, not a way to move
             if phrase in particles and not pushed:
