@@ -160,7 +160,8 @@ class Focus:
     task's own ("shove" for a push), and the other verb phrases only those the task says where it says one:
     verbs of one form parse alike, so a small model is not left to choose among forty-three ways to put."""
     clauses: int = MAX_CLAUSES
-    """How many commands a rewrite may chain: the task's clauses that ask or name something (at most three)."""
+    """How many commands a rewrite may chain: the task's clauses that ask or name something, or its verbs where
+    it says more ("go near the dishwasher and wait there": two), at most three."""
     home: bool = True
     """Whether "go home" may be said: a step that only brings the arm home is faithful only to a task saying so."""
     listed: tuple[str, ...] = ()
@@ -194,7 +195,7 @@ def task_focus(task: str, world: WorldState, registry: SkillRegistry, *, reading
         frozenset(reading.directions),
         (*amounts, *_counted(reading, amounts)),
         frozenset(reading.verbs),
-        min(max(asking, 1), MAX_CLAUSES),
+        min(max(asking, len(set(reading.verbs)), 1), MAX_CLAUSES),
         any(homing),
         listed if len(listed) > 1 else (),
         any(asks_from_near(c.text) for c in reading.clauses),
