@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bt_executive.llm.eval.eval_robots import EvalRobot, load_robot
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.model.auto_planner import AutoPlanner
-from bt_executive.llm.model.faithfulness import check_faithful, view_steps
+from bt_executive.llm.model.faithfulness import Faithfulness, check_faithful, view_steps
 from bt_executive.llm.model.restatement_search import Restatements, faithful_restatements
 from bt_executive.llm.model.rewrite_grammar import task_focus
 from bt_executive.llm.model.rewrite_planner import RewritePlanner
@@ -242,3 +243,21 @@ def test_the_language_says_counts_lists_options_closeness_and_a_photo_at_a_place
 ) -> None:
     meanings = _search(inspection, task).meanings(inspection.world, inspection.registry)
     assert [_labels(plan) for _, plan, _ in meanings] == [expected]
+
+
+def test_plans_that_reach_the_same_place_differently_are_different_meanings(home: EvalRobot) -> None:
+    def drive(speed: float | None) -> Plan:
+        args: dict[str, Any] = {"location": "kitchen"} if speed is None else {"location": "kitchen", "speed": speed}
+        return Plan(steps=(SkillCall(skill="nav/navigate_to", args=args),))
+
+    found = Restatements(
+        found=(("default", drive(None), Faithfulness()), ("slow", drive(0.3), Faithfulness())), complete=True, tried=2
+    )
+    assert [s for s, _, _ in found.meanings(home.world, home.registry)] == ["default", "slow"]
+
+
+def test_the_kitchen_is_the_room_not_the_kitchen_table(home: EvalRobot) -> None:
+    reading = read_task("head for the kitchen, would you", home.world, home.registry)
+    assert [m.ids for m in reading.mentions] == [("kitchen",)]
+    table = read_task("wipe the kitchen table down", home.world, home.registry)
+    assert [m.ids for m in table.mentions] == [("kitchen_table",)]

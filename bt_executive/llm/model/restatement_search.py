@@ -148,10 +148,22 @@ def _chains(distinct: dict[str, frozenset[str] | None], n: int, named: set[str])
 
 
 def _outcome(plan: Plan, world: WorldState, registry: SkillRegistry) -> tuple[object, ...]:
-    """What a plan leaves changed (its steps imagined as the plan check imagines them), and the calls of the
-    steps that change nothing a world state shows (a tap, a photo), in order."""
+    """What a plan leaves changed (its steps imagined as the plan check imagines them), the calls of the
+    steps that change nothing a world state shows (a tap, a photo), in order, and how each step is done where
+    it says more than what it acts on: a drive to the kitchen at 0.3 m/s and one at the default speed reach
+    the same place, but are not the same meaning."""
     state = SymbolicState(world)
     unseen: list[str] = []
+    ids = world_ids(world)
+
+    def said(value: object) -> bool:  # an argument beyond the ids acted on (a speed, an option, a list)
+        return not (isinstance(value, str) and value in ids)
+
+    how = tuple(
+        (tuple(sorted(ids_in(step, ids))), tuple(sorted((k, json.dumps(v)) for k, v in step.args.items() if said(v))))
+        for step in plan.steps
+        if any(said(v) for v in step.args.values())
+    )
     for step in plan.steps:
         manifest = registry.get(step.skill) if step.skill in registry else None
         if manifest is None:
@@ -160,7 +172,7 @@ def _outcome(plan: Plan, world: WorldState, registry: SkillRegistry) -> tuple[ob
         apply_step(state, manifest, step.args)
         if not manifest.effects:
             unseen.append(step.label())
-    return (state.outcome(), tuple(unseen))
+    return (state.outcome(), tuple(unseen), how)
 
 
 def _distinct_commands(

@@ -498,6 +498,8 @@ def _match(phrase: str, world: WorldState) -> tuple[str, ...]:
     objects = match_objects(phrase, world).ids
     words = set(phrase_words(phrase)) - set(load_lexicon().ignored) - articles()
     places = tuple(name for name in (*world.regions, *world.drawers) if words and set(phrase_words(name)) == words)
+    if places:  # "the kitchen" is the room, not the kitchen_table: a word of its name, but not its head
+        objects = tuple(i for i in objects if set(_head(phrase_words(i))) & words)
     return tuple(sorted({*objects, *places}))
 
 
