@@ -15,6 +15,9 @@ field) always has the shape::
     clause  ::= put-verb " " object " " ("on" | "in") " " object
               | push-verb " " object " " direction [" " amount]
               | action-verb [" " object | " " region] [" " amount]
+              | action-verb " " object " from up close"        (a task asking for a close look)
+              | action-verb " the " option " on " object       (an option the task says: "the qr")
+              | list-verb " " places [" " amount]              (the places it lists, for a patrol)
               | ... | "go home"
     object  ::= "the red cube" | "the plate" | "all the cubes" | ...
 
