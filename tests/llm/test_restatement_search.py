@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bt_executive.llm.eval.eval_robots import EvalRobot, load_robot
+from bt_executive.llm.eval.planner_eval import Scenario
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.model.faithfulness import Faithfulness, check_faithful, view_steps
@@ -261,3 +262,15 @@ def test_the_kitchen_is_the_room_not_the_kitchen_table(home: EvalRobot) -> None:
     assert [m.ids for m in reading.mentions] == [("kitchen",)]
     table = read_task("wipe the kitchen table down", home.world, home.registry)
     assert [m.ids for m in table.mentions] == [("kitchen_table",)]
+
+
+def test_a_command_that_puts_down_what_the_gripper_holds_acts_on_it_in_the_search(home: EvalRobot) -> None:
+    # The mug is in the gripper: "put the red mug in the bin" names only the bin in its calls, yet it
+    # acts on the mug, which the task names, so the one-command restatement is tried and found.
+    world = Scenario(holding="m7").apply(home.world)
+    task = "that red mug I'm done with, could you pop it in the bin"
+    reading = read_task(task, world, home.registry)
+    focus = task_focus(task, world, home.registry, reading=reading)
+    found = faithful_restatements(task, reading, focus, world, home.registry, GrammarPlanner(home.registry))
+    meanings = found.meanings(world, home.registry)
+    assert [_labels(plan) for _, plan, _ in meanings] == [["approach_object(bin)", "place_in(bin)"]]

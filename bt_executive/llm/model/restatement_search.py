@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
-from bt_executive.llm.model.faithfulness import Faithfulness, check_faithful, ids_in, world_ids
+from bt_executive.llm.model.faithfulness import Faithfulness, check_faithful, ids_in, view_steps, world_ids
 from bt_executive.llm.model.rewrite_grammar import Focus, Ref, RewriteGrammar, Symbol, rewrite_grammar
 from bt_executive.llm.model.task_reading import TaskReading
 from bt_executive.llm.plan import Plan, PlannerError
@@ -102,7 +102,7 @@ def faithful_restatements(
         commands = _expand(grammar, "clause", MAX_COMMANDS)
     except _TooMany:
         return Restatements((), False, 0)
-    distinct = _distinct_commands(commands, world, planner, prior_attempts)
+    distinct = _distinct_commands(commands, world, registry, planner, prior_attempts)
     # What rule 1 requires each chain to use: what a phrase naming one object, or all of some ("every cube"),
     # names; "the red or the green cube" asks for one of them, so neither is required.
     singular = (m for m in reading.mentions if m.required and not m.excluded and (m.every or len(m.ids) == 1))
@@ -176,12 +176,16 @@ def _outcome(plan: Plan, world: WorldState, registry: SkillRegistry) -> tuple[ob
 
 
 def _distinct_commands(
-    commands: Sequence[str], world: WorldState, planner: GrammarPlanner, prior_attempts: Sequence[AttemptRecord]
+    commands: Sequence[str],
+    world: WorldState,
+    registry: SkillRegistry,
+    planner: GrammarPlanner,
+    prior_attempts: Sequence[AttemptRecord],
 ) -> dict[str, frozenset[str] | None]:
-    """One command per distinct plan it makes alone, with the objects that plan acts on; a command refused
-    alone is kept with None (a later step may make it possible: "open the drawer then close the drawer"),
-    one that does not parse is dropped."""
-    ids = world_ids(world)
+    """One command per distinct plan it makes alone, with the objects that plan acts on as faithfulness sees
+    them (what a step puts down from the gripper too: "put the mug you hold in the bin" acts on the mug); a
+    command refused alone is kept with None (a later step may make it possible: "open the drawer then close
+    the drawer"), one that does not parse is dropped."""
     kept: dict[str, tuple[str, frozenset[str] | None]] = {}
     for command in commands:
         try:
@@ -191,7 +195,7 @@ def _distinct_commands(
         except PlannerError:
             kept.setdefault(f"refused:{command}", (command, None))
             continue
-        acted = frozenset(i for step in plan.steps for i in ids_in(step, ids))
+        acted = frozenset(i for view in view_steps(plan.steps, world, registry) for i in view.acted)
         kept.setdefault(_signature(plan), (command, acted))
     return dict(kept.values())
 
