@@ -274,3 +274,19 @@ def test_a_command_that_puts_down_what_the_gripper_holds_acts_on_it_in_the_searc
     found = faithful_restatements(task, reading, focus, world, home.registry, GrammarPlanner(home.registry))
     meanings = found.meanings(world, home.registry)
     assert [_labels(plan) for _, plan, _ in meanings] == [["approach_object(bin)", "place_in(bin)"]]
+
+
+def test_the_same_speed_again_is_that_speed_on_the_later_step_too(home: EvalRobot) -> None:
+    task = "head to the kitchen at 0.4 metres per second, and after that the hallway, at the same speed"
+    world, registry = home.world, home.registry
+
+    def drive(kitchen: float | None, hallway: float | None) -> Plan:
+        steps = []
+        for place, speed in (("kitchen", kitchen), ("hallway", hallway)):
+            args: dict[str, Any] = {"location": place} if speed is None else {"location": place, "speed": speed}
+            steps.append(SkillCall(skill="nav/navigate_to", args=args))
+        return Plan(steps=tuple(steps))
+
+    assert check_faithful(drive(0.4, 0.4), task, world, registry).faithful
+    assert not check_faithful(drive(0.4, None), task, world, registry).faithful
+    assert not check_faithful(drive(None, 0.4), task, world, registry).faithful

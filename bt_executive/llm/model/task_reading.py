@@ -224,6 +224,10 @@ def without_data(task: str) -> tuple[str, tuple[str, ...]]:
     return "".join(kept), tuple(cut)
 
 
+_SAME_AMOUNT = re.compile(r"\b(?:the )?same (?:speed|pace|distance|amount|length|height|angle|time|duration)\b")
+"""A clause that says an amount of the clause before it again, without the number ("with the same speed")."""
+
+
 def read_task(task: str, world: WorldState, registry: SkillRegistry) -> TaskReading:
     """Read ``task`` clause by clause with the grammar's words; text in braces is left out as data."""
     phrases = skill_phrases(registry)
@@ -236,6 +240,13 @@ def read_task(task: str, world: WorldState, registry: SkillRegistry) -> TaskRead
             # "tap red twice and blue once", "..., then the green one": a bare object phrase asks for what the
             # clause before asked, on it (the grammar's elision)
             clauses[index] = replace(clause, actions=clause.actions | before.actions, skills=before.skills)
+    for index in range(1, len(clauses)):
+        clause = clauses[index]
+        said = [c for c in clauses[:index] if c.amounts]
+        if not clause.amounts and said and _SAME_AMOUNT.search(clause.text):
+            # "..., and after that to the hallway with the same speed": that clause's amounts again, its own
+            # (a copy: each clause's amount is used by a step of its own)
+            clauses[index] = replace(clause, amounts=tuple(q.model_copy() for q in said[-1].amounts))
     held = world.gripper.holding
     if held is not None and _patterns().held.search(" ".join(split.clauses)) and clauses:
         last = clauses[-1]  # "put it on the plate": the object in the gripper may be what "it" is
