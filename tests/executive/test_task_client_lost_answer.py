@@ -15,21 +15,12 @@ import pytest
 
 from bt_executive.cli.task_client import TaskClient, TaskFeedback
 from bt_executive.llm.plan import Plan
-from bt_executive.skills.action_client_pool import SharedActionClient
 from bt_executive.testing import Outcome
 from bt_executive_interfaces.action import ExecuteTask
 from tests.executive.conftest import PICK, PLACE, Rig, start
+from tests.ros.conftest import AnswerLosingClient
 
 pytestmark = pytest.mark.ros
-
-
-class AnswerLosingClient(SharedActionClient):
-    """A shared client that never sees a goal response, as when the executive's reply found no reader."""
-
-    async def execute(self, taken_data: Any) -> None:
-        if isinstance(taken_data, dict):
-            taken_data.pop("goal", None)
-        await super().execute(taken_data)
 
 
 def losing_client(rig: Rig) -> TaskClient:

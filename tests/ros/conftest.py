@@ -14,6 +14,7 @@ from pydantic import JsonValue
 from rclpy.node import Node
 
 from bt_executive.skills import SkillCall, SkillManifest
+from bt_executive.skills.action_client_pool import SharedActionClient
 from bt_executive.skills.action_skill import ActionSkillOptions, RosActionSkill
 from bt_executive.testing import FakeSkillServer, RosHarness, valid_manifest_data
 
@@ -90,3 +91,12 @@ class Rig:
 def rig(ros_harness: RosHarness, fake_skill_server: FakeSkillServer, clean_blackboard: None) -> Rig:
     """A node in this test's namespace and an unstarted fake server in the same namespace."""
     return Rig(ros_harness, fake_skill_server, ros_harness.node("executive"))
+
+
+class AnswerLosingClient(SharedActionClient):
+    """A shared client that never sees a goal response, as when the server's reply found no reader."""
+
+    async def execute(self, taken_data: Any) -> None:
+        if isinstance(taken_data, dict):
+            taken_data.pop("goal", None)
+        await super().execute(taken_data)

@@ -18,18 +18,9 @@ from bt_executive.skills.action_client_pool import SharedActionClient
 from bt_executive.skills.action_skill import RosActionSkill
 from bt_executive.testing import Outcome, run_tree
 from bt_executive_interfaces.action import RunSkill
-from tests.ros.conftest import MAX_TICKS, PICK_ACTION, TICK_S, Rig
+from tests.ros.conftest import MAX_TICKS, PICK_ACTION, TICK_S, AnswerLosingClient, Rig
 
 pytestmark = pytest.mark.ros
-
-
-class AnswerLosingClient(SharedActionClient):
-    """A shared client that never sees a goal response, as when the server's reply found no reader."""
-
-    async def execute(self, taken_data: Any) -> None:
-        if isinstance(taken_data, dict):
-            taken_data.pop("goal", None)
-        await super().execute(taken_data)
 
 
 def losing_skill(rig: Rig, **options: Any) -> RosActionSkill:

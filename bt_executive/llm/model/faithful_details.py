@@ -50,6 +50,7 @@ from bt_executive.llm.language.quantities import COUNT, said_number
 from bt_executive.llm.language.task_grammar import asks_from_near
 from bt_executive.llm.model.task_reading import ClauseReading, TaskReading
 from bt_executive.skills.conditions import SymbolicState
+from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.predicates import parse_predicate
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
@@ -181,10 +182,22 @@ def backwards(reading: TaskReading, final: SymbolicState, before: SymbolicState)
     return problems
 
 
+def said_words(reading: TaskReading) -> set[str]:
+    """The task's words outside its object phrases: where an option can be said ("the front door" says none)."""
+    mentioned = {w for m in reading.mentions for w in m.phrase.split()}
+    return {w for c in reading.clauses for w in c.text.split()} - mentioned
+
+
+def options_told(manifest: SkillManifest, param: str, said: set[str]) -> list[str]:
+    """The options of ``param`` (string enum values but the default) whose words are all in ``said``."""
+    schema = manifest.parameter_schema(param)
+    choices = [v for v in schema.get("enum", ()) if isinstance(v, str) and v != schema.get("default")]
+    return [v for v in choices if set(v.split("_")) <= said]
+
+
 def options(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     """Rule 9: an option of a step's parameter that the task says (outside object phrases) is the one taken."""
-    mentioned = {w for m in reading.mentions for w in m.phrase.split()}
-    said = {w for c in reading.clauses for w in c.text.split()} - mentioned
+    said = said_words(reading)
     problems = []
     for step in steps:
         manifest = step.manifest
@@ -192,8 +205,7 @@ def options(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
             continue
         for param in (manifest.parameters or {}).get("properties", {}):
             schema = manifest.parameter_schema(param)
-            choices = [v for v in schema.get("enum", ()) if isinstance(v, str) and v != schema.get("default")]
-            told = [v for v in choices if set(v.split("_")) <= said]
+            told = options_told(manifest, param, said)
             taken = step.call.args.get(param, schema.get("default"))
             if len(told) == 1 and taken == schema.get("default"):  # left as it was: the option said is dropped
                 problems.append(f"{step.label}: {param} {taken}, but the task says {told[0]}")

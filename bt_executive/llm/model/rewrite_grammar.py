@@ -40,6 +40,7 @@ from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
 from bt_executive.llm.language.noun_phrases import numbers, phrase_words
 from bt_executive.llm.language.quantities import kind_of, schema_unit
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood, asks_from_near, parse_task
+from bt_executive.llm.model.faithful_details import options_told, said_words
 from bt_executive.llm.model.task_reading import TaskReading, read_task
 from bt_executive.skills.manifest import ActionVerb
 from bt_executive.skills.registry import SkillRegistry
@@ -221,15 +222,13 @@ def _counted(reading: TaskReading, amounts: tuple[str, ...]) -> tuple[str, ...]:
 def _options_said(reading: TaskReading, registry: SkillRegistry) -> tuple[str, ...]:
     """The options (string enum values but the default) of a parameter of some skill here that the task says
     outside its object phrases: "scan the BARCODE on label l4", "vacuum it on the ECO setting"."""
-    mentioned = {w for m in reading.mentions for w in m.phrase.split()}
-    said = {w for c in reading.clauses for w in c.text.split()} - mentioned
-    found = []
-    for manifest in registry:
-        for param in (manifest.parameters or {}).get("properties", {}):
-            schema = manifest.parameter_schema(param)
-            for value in schema.get("enum", ()):
-                if isinstance(value, str) and value != schema.get("default") and set(value.split("_")) <= said:
-                    found.append(" ".join(value.split("_")))
+    said = said_words(reading)
+    found = [
+        " ".join(value.split("_"))
+        for manifest in registry
+        for param in (manifest.parameters or {}).get("properties", {})
+        for value in options_told(manifest, param, said)
+    ]
     return tuple(dict.fromkeys(found))
 
 
