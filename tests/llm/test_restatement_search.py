@@ -246,6 +246,40 @@ def test_the_language_says_counts_lists_options_closeness_and_a_photo_at_a_place
     assert [_labels(plan) for _, plan, _ in meanings] == [expected]
 
 
+@pytest.mark.parametrize(
+    ("task", "scenario", "expected"),
+    [
+        # an amount after a form: the grammar binds it to the parameter of its kind
+        (
+            "tip what you hold over the bowl, 60 degrees is enough",
+            {"holding": "blue_cube"},
+            ["pour(blue_cube, bowl, 60.0)"],
+        ),
+        ("drop it onto the plate from 1 cm above please", {"holding": "green_cube"}, ["place_on(plate, 0.01)"]),
+    ],
+)
+def test_the_language_says_an_amount_after_any_form(
+    tabletop: EvalRobot, task: str, scenario: dict[str, Any], expected: list[str]
+) -> None:
+    world = Scenario.model_validate(scenario).apply(tabletop.world)
+    searched = faithful_restatements(
+        task,
+        read_task(task, world, tabletop.registry),
+        task_focus(task, world, tabletop.registry),
+        world,
+        tabletop.registry,
+        GrammarPlanner(tabletop.registry),
+    )
+    assert [_labels(plan) for _, plan, _ in searched.meanings(world, tabletop.registry)] == [expected]
+
+
+def test_a_follow_phrase_that_needs_its_person_is_said_with_me(inspection: EvalRobot) -> None:
+    meanings = _search(inspection, "would you mind tagging along behind me for a while").meanings(
+        inspection.world, inspection.registry
+    )
+    assert [_labels(plan) for _, plan, _ in meanings] == [["follow_person()"]]
+
+
 def test_plans_that_reach_the_same_place_differently_are_different_meanings(home: EvalRobot) -> None:
     def drive(speed: float | None) -> Plan:
         args: dict[str, Any] = {"location": "kitchen"} if speed is None else {"location": "kitchen", "speed": speed}

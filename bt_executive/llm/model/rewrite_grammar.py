@@ -42,7 +42,7 @@ from bt_executive.llm.language.quantities import kind_of, schema_unit
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood, asks_from_near, parse_task
 from bt_executive.llm.model.faithful_details import options_told, said_words
 from bt_executive.llm.model.task_reading import TaskReading, read_task
-from bt_executive.skills.manifest import ActionVerb
+from bt_executive.skills.manifest import ActionVerb, Role
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
 
@@ -282,8 +282,9 @@ def rewrite_grammar(
         rules["unit"] = tuple((w,) for kind in amounts for w in UNIT_WORDS[kind])
     if "push-verb" in rules:
         rules["direction"] = tuple((d,) for d in lex.directions if not focus.directions or d in focus.directions)
-        if amounts:
-            clauses.append((Ref("push-verb"), " ", Ref("object"), " ", Ref("direction"), " ", Ref("amount")))
+    if amounts:  # "pour the green cube into the bowl a quarter turn", "put it on the plate 5 mm": the grammar
+        # reads an amount after any form and binds it to the parameter of its kind
+        clauses += [(*clause, " ", Ref("amount")) for clause in list(clauses)]
     actions = _action_phrases(registry, declared & wanted, lex, form_verbs)
     if focus.verbs is not None and focus.verbs & set(actions):
         kept = [a for a in actions if a in focus.verbs]
@@ -304,6 +305,8 @@ def rewrite_grammar(
         amount = f" {_sentence(rules['amount'][0])}" if amounts else None
         skill_phrases = {p for manifest in registry for p in manifest.language.phrases}
         shapes: list[tuple[str, Alternative, list[str]]] = [("act-bare", (), [""])]
+        if _person_phrases(registry) & set(actions):  # "come along with me": some phrases need their person
+            shapes.append(("act-me", (" me",), [" me"]))
         if places:  # none in a strict language of a task that names no object or place
             shapes.append(("act-place", (" ", Ref("place")), [f" {p}" for p in places[:3]]))
             if focus.near:  # "a close-up picture of the valve": the grammar approaches it first
@@ -331,6 +334,9 @@ def rewrite_grammar(
             fitting = [a for a in actions if all(_parses(a + probe, skill_phrases) for probe in probes)]
             if rule.startswith("act-places"):
                 fitting = [a for a in fitting if a in takes_lists]
+            if rule == "act-me":  # only the phrases that need "me": the rest are said bare
+                bare = rules.get("act-bare", ())
+                fitting = [a for a in fitting if a in _person_phrases(registry) and (a,) not in bare]
             if fitting:
                 rules[rule] = tuple((p,) for p in fitting)
                 clauses.append((Ref(rule), *tail))
@@ -354,6 +360,11 @@ def _list_phrases(registry: SkillRegistry) -> set[str]:
         if any(isinstance(schema, dict) and schema.get("type") == "array" for schema in properties.values()):
             found.update(manifest.language.phrases)
     return found
+
+
+def _person_phrases(registry: SkillRegistry) -> set[str]:
+    """The own phrases of the skills that act with a person (a ``person`` role: a follow)."""
+    return {p for m in registry if Role.PERSON in m.roles().values() for p in m.language.phrases}
 
 
 def _listing(phrases: list[str]) -> str:
