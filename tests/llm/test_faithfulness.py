@@ -267,6 +267,19 @@ def test_an_unclosed_brace_makes_the_rest_of_the_task_data() -> None:
     )
 
 
+def test_a_clause_about_it_says_how_to_move_what_the_clause_before_named(skill_registry: SkillRegistry) -> None:
+    task = "nudge the blue cube right by 3 cm and after that shove it back 3 cm"
+    said = plan(push("blue_cube", "right", 0.03), push("blue_cube", "back", 0.03))
+    assert problems(task, said, WORLD, skill_registry) == ""
+    reversed_ = plan(push("blue_cube", "back", 0.03), push("blue_cube", "right", 0.03))
+    assert "the steps go back, then right, but the task says right, then back" in problems(
+        task, reversed_, WORLD, skill_registry
+    )
+    # each 3 cm said is one step's: a default distance on one step leaves one of them unused
+    short = plan(push("blue_cube", "right", 0.03), push("blue_cube", "back"))
+    assert "the task says 3 cm, which no step's amount is" in problems(task, short, WORLD, skill_registry)
+
+
 # -- the reading itself ---------------------------------------------------------------------------------------
 
 

@@ -72,7 +72,7 @@ Decisions:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from pydantic import JsonValue
@@ -635,8 +635,13 @@ def _params(manifest: SkillManifest, role: Role) -> list[str]:
 
 
 def _clause_values(reading: TaskReading, step: StepView, attribute: str) -> list[object]:
-    """The directions (or amounts) said in the clauses that name what ``step`` acts on; else all the task's."""
-    own = [c for c in reading.clauses if set(step.acted) & c.named and getattr(c, attribute)]
+    """The directions (or amounts) said in the clauses that name what ``step`` acts on; else all the task's.
+
+    A clause that names nothing ("then push it back 2 cm") speaks of what the clause before it named."""
+    named: list[frozenset[str]] = []
+    for c in reading.clauses:
+        named.append(c.named or (named[-1] if named else frozenset()))
+    own = [c for c, ids in zip(reading.clauses, named, strict=True) if set(step.acted) & ids and getattr(c, attribute)]
     clauses = own or reading.clauses
     return [value for c in clauses for value in getattr(c, attribute)]
 
@@ -657,7 +662,18 @@ def _directions(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
                 told = f"the task says {' or '.join(dict.fromkeys(said))}" if said else "the task names no direction"
                 problems.append(f"{step.label}: {param} {value}, but {told}")
     problems += [f"the task says {d}, which no step's direction is" for d in reading.directions if d not in given]
+    told = [d for d in reading.directions if d in given]
+    done = [d for d in dict.fromkeys(_step_directions(steps)) if d in told]
+    if not problems and done != told:  # "left 2 cm, then forward 2 cm": left first
+        problems.append(f"the steps go {', then '.join(done)}, but the task says {', then '.join(told)}")
     return problems
+
+
+def _step_directions(steps: Sequence[StepView]) -> Iterator[str]:
+    for step in steps:
+        for param in _params(step.manifest, Role.DIRECTION) if step.manifest is not None else ():
+            if isinstance(value := step.call.args.get(param), str):
+                yield value
 
 
 def _amounts(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
@@ -675,7 +691,9 @@ def _amounts(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
             said = [q for q in _clause_values(reading, step, "amounts") if isinstance(q, Quantity)]
             fitting = [(q, v) for q in said if (v := _converted(q, unit)) is not None]
             matched = [q for q, v in fitting if _same(v, value)]
-            used += matched
+            # One amount said is one step's: "left 2 cm, then forward 2 cm" says 2 cm for each of two steps.
+            fresh = [q for q in matched if not any(q is u for u in used)]
+            used += (fresh or matched)[:1]
             shown = f"{value:g}{'' if unit == COUNT else ' ' + unit}"
             if fitting and not matched:
                 told = " or ".join(f"{q.text} ({v:g} {unit})" for q, v in fitting)
