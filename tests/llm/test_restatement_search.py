@@ -273,6 +273,16 @@ def test_the_language_says_an_amount_after_any_form(
     assert [_labels(plan) for _, plan, _ in searched.meanings(world, tabletop.registry)] == [expected]
 
 
+def test_a_clause_saying_how_long_it_lasts_asks_for_a_wait(tabletop: EvalRobot, inspection: EvalRobot) -> None:
+    meanings = _search(tabletop, "sit tight for 3 seconds, then tap the red cube").meanings(
+        tabletop.world, tabletop.registry
+    )
+    assert [_labels(plan) for _, plan, _ in meanings] == [["wait(3.0)", "tap(red_cube)"]]
+    # a skill the clause asks for takes the time itself: no wait
+    reading = read_task("tag along behind me for 2 minutes", inspection.world, inspection.registry)
+    assert "builtin/wait" not in reading.skills
+
+
 def test_a_follow_phrase_that_needs_its_person_is_said_with_me(inspection: EvalRobot) -> None:
     meanings = _search(inspection, "would you mind tagging along behind me for a while").meanings(
         inspection.world, inspection.registry

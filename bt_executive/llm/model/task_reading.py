@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from functools import cache
 
@@ -43,7 +44,7 @@ from bt_executive.llm.grounding.object_matching import match_objects
 from bt_executive.llm.language.clause_order import reorder_clauses
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import articles, expand_phrase, numbers, phrase_words
-from bt_executive.llm.language.quantities import Quantity, find_quantities
+from bt_executive.llm.language.quantities import Quantity, find_quantities, kind_of, schema_unit
 from bt_executive.llm.language.task_grammar import (
     Intent,
     IntentAction,
@@ -228,12 +229,37 @@ _SAME_AMOUNT = re.compile(r"\b(?:the )?same (?:speed|pace|distance|amount|length
 """A clause that says an amount of the clause before it again, without the number ("with the same speed")."""
 
 
+_FOR_A_TIME = re.compile(r"\bfor (?:about |around |roughly |some )?$")
+"""Before a time ("chill FOR 10 seconds", "hold it up FOR five seconds"): how long something lasts."""
+
+
+def _lasting(clause: ClauseReading, registry: SkillRegistry) -> ClauseReading:
+    """A clause that says how long it lasts ("chill for 10 seconds", "hold it up for five seconds") asks for the
+    skills that only wait a time, unless a skill it asks for takes the time itself ("follow me for 5 minutes")."""
+    lasting = [q for q in clause.amounts if q.kind == "duration" and _FOR_A_TIME.search(clause.text[: q.span[0]])]
+    if not lasting or any(clause.asks_for(m) and _time_params(m) for m in registry):
+        return clause
+    waits = {m.id for m in registry if (timed := _time_params(m)) and timed == set(m.parameter_names())}
+    return replace(clause, skills=clause.skills | waits)
+
+
+def _time_params(manifest: SkillManifest) -> set[str]:
+    """The parameters of ``manifest`` that take a time."""
+    found = set()
+    for param in manifest.parameter_names():
+        unit = schema_unit(manifest.parameter_schema(param))
+        with suppress(ValueError):
+            if unit is not None and kind_of(unit) == "duration":
+                found.add(param)
+    return found
+
+
 def read_task(task: str, world: WorldState, registry: SkillRegistry) -> TaskReading:
     """Read ``task`` clause by clause with the grammar's words; text in braces is left out as data."""
     phrases = skill_phrases(registry)
     vocabulary = _Vocabulary.of(world, registry)
     split = task_clauses(task, world, registry)
-    clauses = [_read_clause(c, world, phrases, vocabulary) for c in split.clauses]
+    clauses = [_lasting(_read_clause(c, world, phrases, vocabulary), registry) for c in split.clauses]
     for index in range(1, len(clauses)):
         clause, before = clauses[index], clauses[index - 1]
         if clause.intent is None and not clause.verbs and not clause.skills and clause.mentions:
