@@ -207,6 +207,10 @@ def test_right_now_and_right_away_say_no_side(tabletop: EvalRobot) -> None:
     assert read_task("nudge the red cube to the right", tabletop.world, tabletop.registry).directions == ("right",)
 
 
+def test_right_and_a_comma_before_a_request_says_no_side(inspection: EvalRobot) -> None:
+    assert read_task("Right, shadow me then.", inspection.world, inspection.registry).directions == ()
+
+
 def test_a_step_said_to_come_in_between_must_come_between(tabletop: EvalRobot) -> None:
     task = "could you tap the green cube three times and wait one second in between the taps"
     world, registry = tabletop.world, tabletop.registry
@@ -281,6 +285,11 @@ def test_a_clause_saying_how_long_it_lasts_asks_for_a_wait(tabletop: EvalRobot, 
     # a skill the clause asks for takes the time itself: no wait
     reading = read_task("tag along behind me for 2 minutes", inspection.world, inspection.registry)
     assert "builtin/wait" not in reading.skills
+
+
+def test_a_robot_said_to_be_docked_undocks_first(inspection: EvalRobot) -> None:
+    meanings = _search(inspection, "still docked? then walk behind me").meanings(inspection.world, inspection.registry)
+    assert [_labels(plan) for _, plan, _ in meanings] == [["undock()", "follow_person()"]]
 
 
 def test_a_follow_phrase_that_needs_its_person_is_said_with_me(inspection: EvalRobot) -> None:

@@ -175,6 +175,9 @@ class Focus:
     """Whether a clause asks for a look from near by ("a close-up picture of"): "... from up close" may be said."""
     options: tuple[str, ...] = ()
     """The options of the skills' parameters the task says ("the barcode", "on eco"), as the rewrite says them."""
+    skills: frozenset[str] = frozenset()
+    """The skills the clauses the grammar parses ask for by phrases of their own or by what they say of the robot
+    ("still docked?": an undock): each keeps a phrase of its own, whatever verbs the task says."""
 
 
 def task_focus(task: str, world: WorldState, registry: SkillRegistry, *, reading: TaskReading | None = None) -> Focus:
@@ -204,6 +207,7 @@ def task_focus(task: str, world: WorldState, registry: SkillRegistry, *, reading
         listed if len(listed) > 1 else (),
         any(asks_from_near(c.text) for c in reading.clauses),
         _options_said(reading, registry),
+        frozenset(s for c in reading.clauses if c.intent is not None for s in c.skills),  # parsed, not scanned
     )
 
 
@@ -299,6 +303,9 @@ def rewrite_grammar(
         actions = list(dict.fromkeys([*kept, *(a for a in extra if meaning.get(a, set()) <= unsaid)]))
     elif focus.verbs is not None:  # no verb of the task's among them: one phrase per skill and per action
         actions = _action_phrases(registry, declared & wanted, lex, form_verbs, first_only=True)
+    if focus.verbs is not None:  # a skill a clause asks for by no verb ("still on the charger?": an undock)
+        own = [m.language.phrases for m in registry if m.id in focus.skills]
+        actions += [p[0] for p in own if p and not set(p) & set(actions) and p[0] not in form_verbs]
     if actions:
         places = [*objects, *(_region_phrases(world, focus.objects) if focus.objects or not strict else [])]
         rules["place"] = tuple((p,) for p in places)

@@ -687,7 +687,8 @@ def _directions(
             after = words[at + len(parts)] if at + len(parts) < len(words) else ""
             if after == "of":
                 continue  # "left of the plate": a relation, not a way to move
-            if phrase == "right" and (after in _NOT_A_SIDE or (at == 0 and after in {v.split()[0] for v in verbs})):
+            starts = {",", *(v.split()[0] for v in verbs)}  # "Right, follow me": a request follows
+            if phrase == "right" and (after in _NOT_A_SIDE or (at == 0 and after in starts)):
                 continue  # "right now", "right away", "Right, follow me": no side at all
             if set(words[max(0, at - 3) : at]) & _patterns().extremes:
                 continue  # "the block furthest to the left": a position, not a way to move
