@@ -76,6 +76,8 @@ def test_amounts_in_digits_words_and_fractions_are_read_with_their_unit(
         ("wave 2 times", (2.0, "2 times")),
         ("do two passes", (2.0, "two passes")),
         ("wave twenty-one times", (21.0, "twenty-one times")),
+        ("drive three full laps of the yard", (3.0, "three full laps")),
+        ("tap it two more times", (2.0, "two more times")),
     ],
 )
 def test_counts_are_read_as_count_quantities(text: str, expected: tuple[float, str]) -> None:
@@ -97,6 +99,7 @@ def test_counts_are_read_as_count_quantities(text: str, expected: tuple[float, s
         "Once it is up, wave",
         "pick the cube and once it is up, wave",
         "push it twice as far",
+        "pick the 3 more cubes",
     ],
 )
 def test_numbers_that_name_objects_or_are_no_amount_are_not_read(text: str) -> None:

@@ -292,6 +292,18 @@ def test_a_robot_said_to_be_docked_undocks_first(inspection: EvalRobot) -> None:
     assert [_labels(plan) for _, plan, _ in meanings] == [["undock()", "follow_person()"]]
 
 
+def test_a_heading_over_a_bare_list_says_what_the_list_asks_for(inspection: EvalRobot) -> None:
+    meanings = _search(inspection, "Weekend round: corridor b and control room, 4 laps").meanings(
+        inspection.world, inspection.registry
+    )
+    assert [[s.args for s in plan.steps] for _, plan, _ in meanings] == [
+        [{"waypoints": ["corridor_b", "control_room"], "loops": 4}]
+    ]
+    # under a heading, a clause that asks for something by its own verb is what is asked: the heading is not
+    reading = read_task("Morning round: take a photo of the pump house", inspection.world, inspection.registry)
+    assert [c.text for c in reading.clauses] == ["take a photo of the pump house"]
+
+
 def test_a_follow_phrase_that_needs_its_person_is_said_with_me(inspection: EvalRobot) -> None:
     meanings = _search(inspection, "would you mind tagging along behind me for a while").meanings(
         inspection.world, inspection.registry

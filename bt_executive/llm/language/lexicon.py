@@ -140,6 +140,9 @@ class QuantityWords(_WordLists):
 
     count_adverbs: dict[str, int] = Field(default_factory=dict, description="'once', 'twice': a count said alone")
     count_nouns: frozenset[str] = Field(default=frozenset(), description="what a number counts ('3 times', '2 laps')")
+    count_modifiers: frozenset[str] = Field(
+        default=frozenset(), description="a word between a number and its count noun ('3 full laps', 'two more times')"
+    )
     repetition_nouns: frozenset[str] = Field(
         default=frozenset(), description="count nouns that count doings, not things ('3 times', not '3 levels')"
     )

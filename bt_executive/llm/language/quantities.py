@@ -308,6 +308,8 @@ class _Reader:
                 end = self._past_of_a(end + 1)
             elif self.at(end) in words.count_nouns:
                 return self._made(start, end + 1, value, COUNT, COUNT)
+            elif self.at(end) in words.count_modifiers and self.at(end + 1) in words.count_nouns:
+                return self._made(start, end + 2, value, COUNT, COUNT)  # "3 full laps", "two more times"
         else:
             first = start + 1 if self.at(start) in words.articles else start
             if self.at(first) in words.fractions:

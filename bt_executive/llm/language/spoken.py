@@ -104,6 +104,13 @@ def strip_enumerators(task: str) -> str:
     return patterns.enumerators.sub(", ", listed).strip(" ,")
 
 
+def dropped_heading(task: str) -> str:
+    """The heading ``strip_enumerators`` drops ("Night round:", "do 10 patrol rounds:"), without its colon;
+    "" when there is none. A reading may want it back: a list of places under it says what is asked of them."""
+    found = _patterns().heading.match(task)
+    return found.group().strip().rstrip(":").strip() if found is not None else ""
+
+
 def tidy(text: str) -> str:
     """A normalised task (lower case, commas) without fillers, call signs, repeats and corrected words."""
     patterns = _patterns()

@@ -45,6 +45,7 @@ from bt_executive.llm.language.clause_order import reorder_clauses
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import articles, expand_phrase, numbers, phrase_words
 from bt_executive.llm.language.quantities import Quantity, find_quantities, kind_of, schema_unit
+from bt_executive.llm.language.spoken import dropped_heading
 from bt_executive.llm.language.task_grammar import (
     Intent,
     IntentAction,
@@ -260,6 +261,13 @@ def read_task(task: str, world: WorldState, registry: SkillRegistry) -> TaskRead
     vocabulary = _Vocabulary.of(world, registry)
     split = task_clauses(task, world, registry)
     clauses = [_lasting(_read_clause(c, world, phrases, vocabulary), registry) for c in split.clauses]
+    heading = dropped_heading(without_data(task)[0])
+    if heading and not any(c.verbs or c.actions or c.skills for c in clauses):
+        # "Night round: pump house and boiler room, 20 loops": the heading the grammar drops says what the list
+        # under it asks for, when nothing under it asks for anything
+        head = _read_clause(normalise_task(heading), world, phrases, vocabulary)
+        if head.skills or head.actions:
+            clauses.insert(0, head)
     for index in range(1, len(clauses)):
         clause, before = clauses[index], clauses[index - 1]
         if clause.intent is None and not clause.verbs and not clause.skills and clause.mentions:
