@@ -304,6 +304,30 @@ def test_a_heading_over_a_bare_list_says_what_the_list_asks_for(inspection: Eval
     assert [c.text for c in reading.clauses] == ["take a photo of the pump house"]
 
 
+def test_commands_no_earlier_step_can_make_possible_leave_the_search(tabletop: EvalRobot) -> None:
+    task = "grab the green block; tip it into the bowl at 60 deg, and then set it down on the plate"
+    searched = _search(tabletop, task)
+    assert searched.complete, "a put of the plate or of a cube onto itself is never possible: not searched"
+    assert [_labels(plan) for _, plan, _ in searched.meanings(tabletop.world, tabletop.registry)] == [
+        ["pick(green_cube)", "pour(green_cube, bowl, 60.0)", "place_on(plate)"]
+    ]
+
+
+def test_a_skill_taking_an_object_and_where_it_goes_is_said_with_into(home: EvalRobot) -> None:
+    meanings = _search(home, "once we have eaten, everything on the kitchen table goes into the dishwasher").meanings(
+        home.world, home.registry
+    )
+    assert [[(s.skill, s.args) for s in plan.steps] for _, plan, _ in meanings] == [
+        [("kitchen/clear_table", {"table": "kitchen_table", "destination": "dishwasher"})]
+    ]
+
+
+def test_a_put_read_from_a_relation_beside_a_thing_not_here_is_no_put(home: EvalRobot) -> None:
+    reading = read_task("light the lanterns on the table", home.world, home.registry)
+    assert "the lanterns" in [m.phrase for m in reading.mentions if not m.ids]
+    assert _search(home, "light the lanterns on the table").meanings(home.world, home.registry) == []
+
+
 def test_a_follow_phrase_that_needs_its_person_is_said_with_me(inspection: EvalRobot) -> None:
     meanings = _search(inspection, "would you mind tagging along behind me for a while").meanings(
         inspection.world, inspection.registry

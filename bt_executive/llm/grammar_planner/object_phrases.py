@@ -8,7 +8,7 @@ from collections.abc import Collection, Iterable
 from functools import cache
 
 from bt_executive.llm.grammar_planner.imagined_plan import ImaginedPlan
-from bt_executive.llm.grammar_planner.planning_errors import NotAfforded, UnplannableStep
+from bt_executive.llm.grammar_planner.planning_errors import NotAfforded, SameObjectTwice, UnplannableStep
 from bt_executive.llm.grammar_planner.said_arguments import counts_apart, unit_apart
 from bt_executive.llm.grammar_planner.skill_choice import Referent, fit, regions_listed
 from bt_executive.llm.grounding.object_matching import (
@@ -405,5 +405,5 @@ class ObjectPhrases(ImaginedPlan):
         target = self.resolve(intent.target, intent)
         self.last_target = target
         if target == obj:
-            raise UnplannableStep(f"{intent.clause!r} names {obj} as both the object and where it goes")
+            raise SameObjectTwice(f"{intent.clause!r} names {obj} as both the object and where it goes")
         return target

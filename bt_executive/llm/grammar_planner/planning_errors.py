@@ -23,5 +23,9 @@ class UnplannableStep(PlannerError):
     """A step's precondition cannot hold where the plan would run it (unreachable object, nothing held...)."""
 
 
+class SameObjectTwice(UnplannableStep):
+    """A put names one object as both what moves and where it goes ("put the red cube on the red cube")."""
+
+
 class RetriesExhausted(PlannerError):
     """A call failed again after its careful retry; replanning it once more would loop."""

@@ -662,10 +662,10 @@ def _directions(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
                 told = f"the task says {' or '.join(dict.fromkeys(said))}" if said else "the task names no direction"
                 problems.append(f"{step.label}: {param} {value}, but {told}")
     problems += [f"the task says {d}, which no step's direction is" for d in reading.directions if d not in given]
-    told = [d for d in reading.directions if d in given]
-    done = [d for d in dict.fromkeys(_step_directions(steps)) if d in told]
-    if not problems and done != told:  # "left 2 cm, then forward 2 cm": left first
-        problems.append(f"the steps go {', then '.join(done)}, but the task says {', then '.join(told)}")
+    in_task = [d for d in reading.directions if d in given]
+    in_plan = [d for d in dict.fromkeys(_step_directions(steps)) if d in in_task]
+    if not problems and in_plan != in_task:  # "left 2 cm, then forward 2 cm": left first
+        problems.append(f"the steps go {', then '.join(in_plan)}, but the task says {', then '.join(in_task)}")
     return problems
 
 

@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
+from bt_executive.llm.grammar_planner.planning_errors import NotAfforded, SameObjectTwice
+from bt_executive.llm.grounding.object_matching import UnknownObject
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
 from bt_executive.llm.model.faithfulness import Faithfulness, check_faithful, ids_in, view_steps, world_ids
 from bt_executive.llm.model.rewrite_grammar import Focus, Ref, RewriteGrammar, Symbol, rewrite_grammar
@@ -49,6 +51,11 @@ MAX_SENTENCES = 300
 """The most whole restatements planned and checked (about 3 ms each warm): the search's time bound."""
 
 PlanGate = Callable[[Plan, WorldState], object]
+
+NEVER_POSSIBLE: tuple[type[Exception], ...] = (UnknownObject, NotAfforded, SameObjectTwice)
+"""Refusals of a command alone that no earlier step of a chain can lift: no step makes an object, changes what
+an object affords or lets a put go onto its own object (the search language names objects by colour, kind
+and id, never by where they are)."""
 
 
 class _TooMany(Exception):
@@ -185,12 +192,15 @@ def _distinct_commands(
     """One command per distinct plan it makes alone, with the objects that plan acts on as faithfulness sees
     them (what a step puts down from the gripper too: "put the mug you hold in the bin" acts on the mug); a
     command refused alone is kept with None (a later step may make it possible: "open the drawer then close
-    the drawer"), one that does not parse is dropped."""
+    the drawer"), unless no step can: it names what is not here, asks what an object never affords, or puts
+    an object on itself. One that does not parse is dropped."""
     kept: dict[str, tuple[str, frozenset[str] | None]] = {}
     for command in commands:
         try:
             plan = planner.plan(command, world, prior_attempts)
         except TaskNotUnderstood:
+            continue
+        except NEVER_POSSIBLE:
             continue
         except PlannerError:
             kept.setdefault(f"refused:{command}", (command, None))

@@ -323,6 +323,9 @@ def rewrite_grammar(
                 said_last: Alternative = (" ", Ref("place"), " on ", option)
                 shapes.append((f"act-option-{n}", said_first, [f" the {option} on {places[0]}"]))
                 shapes.append((f"act-on-option-{n}", said_last, [f" {places[0]} on {option}"]))
+        if len(places) > 1 and _destination_phrases(registry) & set(actions):  # "clear the table into the bin"
+            into: Alternative = (" ", Ref("place"), " into ", Ref("place"))
+            shapes.append(("act-place-into", into, [f" {places[0]} into {places[1]}"]))
         if focus.listed:  # "patrol the corridor b, the pump house and the boiler room"
             listing = _listing([f"the {' '.join(phrase_words(r))}" for r in focus.listed])
             rules["places"] = ((listing,),)
@@ -341,6 +344,8 @@ def rewrite_grammar(
             fitting = [a for a in actions if all(_parses(a + probe, skill_phrases) for probe in probes)]
             if rule.startswith("act-places"):
                 fitting = [a for a in fitting if a in takes_lists]
+            if rule == "act-place-into":
+                fitting = [a for a in fitting if a in _destination_phrases(registry)]
             if rule == "act-me":  # only the phrases that need "me": the rest are said bare
                 bare = rules.get("act-bare", ())
                 fitting = [a for a in fitting if a in _person_phrases(registry) and (a,) not in bare]
@@ -367,6 +372,14 @@ def _list_phrases(registry: SkillRegistry) -> set[str]:
         if any(isinstance(schema, dict) and schema.get("type") == "array" for schema in properties.values()):
             found.update(manifest.language.phrases)
     return found
+
+
+def _destination_phrases(registry: SkillRegistry) -> set[str]:
+    """The own phrases of the skills that take an object and where it goes beside their own verb (a clear_table's
+    table and destination): "clear the kitchen table into the dishwasher"."""
+    return {
+        p for m in registry if {Role.OBJECT, Role.DESTINATION} <= set(m.roles().values()) for p in m.language.phrases
+    }
 
 
 def _person_phrases(registry: SkillRegistry) -> set[str]:

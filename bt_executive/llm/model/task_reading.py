@@ -451,9 +451,34 @@ def _read_clause(
     directions = _directions(tokens, spans, verbs, lex)
     if not verbs and len(mentions) >= 2 and _patterns().placed.search(clause):
         actions |= _with_combined(lex.intent_actions.get(IntentAction.PUT.value, ()))  # "red on green please"
+        mentions += _unknown_things(tokens, spans, vocabulary, lex)  # "light the candles on the table": no put
     unread = _unread_requests(tokens, verbs, lex, phrases, vocabulary)
     unread += tuple(m.group() for m in _patterns().which_state.finditer(clause))
     return ClauseReading(clause, None, mentions, actions, skills, directions, amounts, verbs, (), unread)
+
+
+def _unknown_things(
+    tokens: Sequence[_Token], spans: Sequence[tuple[int, int]], vocabulary: _Vocabulary, lex: Lexicon
+) -> tuple[Mention, ...]:
+    """ "light THE CANDLES on the table": in a clause read as a put by its relation alone, a word after a
+    determiner beside the relation that no word list of this robot has is a thing the task names and the world
+    does not hold; a mention of nothing, so no plan passes for putting the rest of the clause somewhere."""
+    inside = {i for start, stop in spans for i in range(start, stop)}
+    determiners = set(lex.determiners)
+    before = {r.split()[0] for r in lex.verbless_relations}  # "the candles ON the table"
+    after = {r.split()[-1] for r in lex.verbless_relations}  # "the mug IN the candles"
+    words = [t.word for t in tokens]
+    found = []
+    for at in range(1, len(tokens)):
+        word = words[at]
+        if at in inside or words[at - 1] not in determiners or not word.isalpha() or len(word) < 3:
+            continue
+        if not ((at + 1 < len(words) and words[at + 1] in before) or (at >= 2 and words[at - 2] in after)):
+            continue  # not a side of the relation the put is read from
+        if {word, word.removesuffix("s"), word.removesuffix("es")} & (vocabulary.known | vocabulary.glue):
+            continue
+        found.append(Mention(phrase=f"{tokens[at - 1].word} {word}", ids=()))
+    return tuple(found)
 
 
 def _unread_requests(
