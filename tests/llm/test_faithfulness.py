@@ -280,6 +280,19 @@ def test_a_clause_about_it_says_how_to_move_what_the_clause_before_named(skill_r
     assert "the task says 3 cm, which no step's amount is" in problems(task, short, WORLD, skill_registry)
 
 
+def test_a_call_made_more_often_than_the_clauses_naming_its_object_ask_is_refused(
+    skill_registry: SkillRegistry,
+) -> None:
+    tap = lambda obj: ("tap", {"object": obj})  # noqa: E731
+    task = "tap the red cube, and then the blue one"
+    assert problems(task, plan(tap("red_cube"), tap("blue_cube")), WORLD, skill_registry) == ""
+    extra = problems(task, plan(tap("blue_cube"), tap("red_cube"), tap("blue_cube")), WORLD, skill_registry)
+    assert "tap(blue_cube) is made 2 times, and the task asks for it 1 time(s)" in extra
+    # a count said where the call is asked for is how many times it is made
+    twice = problems("tap the red cube once", plan(tap("red_cube"), tap("red_cube")), WORLD, skill_registry)
+    assert "tap(red_cube) is made 2 times, but the task says once" in twice
+
+
 # -- the reading itself ---------------------------------------------------------------------------------------
 
 

@@ -328,6 +328,20 @@ def test_a_put_read_from_a_relation_beside_a_thing_not_here_is_no_put(home: Eval
     assert _search(home, "light the lanterns on the table").meanings(home.world, home.registry) == []
 
 
+@pytest.mark.parametrize(
+    ("task", "order"),
+    [
+        ("tap every cube once, blue then red then green", ["blue_cube", "red_cube", "green_cube"]),
+        ("give each cube a single tap, green then blue then red", ["green_cube", "blue_cube", "red_cube"]),
+    ],
+)
+def test_past_the_bound_the_chains_in_the_tasks_order_are_tried_and_kept_in_it(
+    tabletop: EvalRobot, task: str, order: list[str]
+) -> None:
+    meanings = _search(tabletop, task).meanings(tabletop.world, tabletop.registry)
+    assert [_labels(plan) for _, plan, _ in meanings] == [[f"tap({obj})" for obj in order]]
+
+
 def test_a_follow_phrase_that_needs_its_person_is_said_with_me(inspection: EvalRobot) -> None:
     meanings = _search(inspection, "would you mind tagging along behind me for a while").meanings(
         inspection.world, inspection.registry

@@ -91,11 +91,35 @@ def repeated(reading: TaskReading, steps: Sequence[StepView], world: WorldState)
         if made < 2 or key in seen or step.manifest is None:
             continue
         seen.add(key)
-        asking = sum(1 for c in reading.clauses if c.asks_for(step.manifest))
+        # the clauses asking for this call: for its skill, on what it acts on (or on "it": naming nothing)
+        asking = sum(
+            1 for c in reading.clauses if c.asks_for(step.manifest) and (not c.named or set(step.acted) & c.named)
+        )
         own = numbers_in(step)
         if any(n >= made and n not in own for n in counts) or asking >= made:  # "4 levels" is the call's own
             continue
         problems.append(f"{step.label} is made {made} times, and the task asks for it {max(asking, 1)} time(s)")
+    return problems + _counted_calls(reading, steps, tally)
+
+
+def _counted_calls(reading: TaskReading, steps: Sequence[StepView], tally: dict[str, int]) -> list[str]:
+    """Rule 6b: a count said in a clause that asks for a call on what it names ("tap each cube ONCE") is how many
+    times each such call is made (unless the call takes the number itself: "scan 4 levels")."""
+    problems = []
+    seen: set[str] = set()
+    for step in steps:
+        key = call_key(step)
+        if key in seen or step.manifest is None or step.inserted_for is not None:
+            continue
+        seen.add(key)
+        own = numbers_in(step)
+        for clause in reading.clauses:
+            counts = [a for a in clause.amounts if a.kind == COUNT and a.value not in own]
+            if not counts or not clause.asks_for(step.manifest) or not set(step.acted) & clause.named:
+                continue
+            if all(a.value != tally.get(key, 0) for a in counts):
+                said = " or ".join(a.text for a in counts)
+                problems.append(f"{step.label} is made {tally.get(key, 0)} times, but the task says {said}")
     return problems
 
 
@@ -307,7 +331,9 @@ def _serves(step: StepView, clause: ClauseReading) -> bool:
         return False
     if not clause.asks_for(manifest):
         return False
-    return not clause.named or bool(set(step.acted) & clause.named)
+    # "tap each cube once, red then ...": the one it names alone says which step serves it, not "each cube"
+    named = {i for m in clause.mentions if not m.excluded and not m.every for i in m.ids} or clause.named
+    return not named or bool(set(step.acted) & named)
 
 
 __all__ = [

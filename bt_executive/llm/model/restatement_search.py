@@ -115,11 +115,16 @@ def faithful_restatements(
     singular = (m for m in reading.mentions if m.required and not m.excluded and (m.every or len(m.ids) == 1))
     excluded = {i for m in reading.mentions if m.excluded for i in m.ids}
     named = {i for m in singular for i in m.ids if i in world_ids(world)} - excluded
+    # Commands on what the task names first, in the order it names them: past the bound, the chains tried are
+    # those that say the task's objects in its own order.
+    order = {i: n for n, i in enumerate(dict.fromkeys(i for m in reading.mentions for i in m.ids))}
+    distinct = dict(sorted(distinct.items(), key=lambda item: _rank(item[1], named, order)))
     found: dict[str, tuple[str, Plan, Faithfulness]] = {}
     tried = 0
+    every = True
     for n in range(1, focus.clauses + 1):  # the fewest commands first: a longer chain only adds steps
-        chains = _chains(distinct, n, named)
-        if chains is None:
+        chains, every = _chains(distinct, n, named)
+        if not chains and not every:
             return Restatements(tuple(found.values()), False, tried)
         tried += len(chains)
         for chain in chains:
@@ -136,22 +141,32 @@ def faithful_restatements(
             verdict = check_faithful(plan, task, world, registry, prior_attempts, reading=reading)
             if verdict.faithful:
                 found[signature] = (sentence, plan, verdict)
-        if found:
+        if found or not every:  # past the bound, no longer chain is tried: the model is asked
             break
-    return Restatements(tuple(found.values()), True, tried)
+    return Restatements(tuple(found.values()), every, tried)
 
 
-def _chains(distinct: dict[str, frozenset[str] | None], n: int, named: set[str]) -> list[tuple[str, ...]] | None:
+def _rank(acted: frozenset[str] | None, named: set[str], order: dict[str, int]) -> tuple[int, int]:
+    """Where a command comes in the search: those acting on what the task names, by where it names it, then
+    those refused alone, then the rest (a wait, a look)."""
+    said = [order.get(i, len(order)) for i in (acted or ()) if i in named]
+    if said:
+        return (0, min(said))
+    return (1, 0) if acted is None else (2, 0)
+
+
+def _chains(distinct: dict[str, frozenset[str] | None], n: int, named: set[str]) -> tuple[list[tuple[str, ...]], bool]:
     """The chains of ``n`` commands that act on every object the task names (faithfulness's rule 1; a command
-    refused alone may act on any); None past ``MAX_SENTENCES``."""
+    refused alone may act on any), the first ``MAX_SENTENCES`` in ``distinct``'s order, and whether that is
+    all of them."""
     chains: list[tuple[str, ...]] = []
     for chain in itertools.product(distinct, repeat=n):
         acted: list[set[str] | frozenset[str]] = [named if (a := distinct[c]) is None else a for c in chain]
         if named <= set().union(*acted):
+            if len(chains) == MAX_SENTENCES:
+                return chains, False
             chains.append(chain)
-            if len(chains) > MAX_SENTENCES:
-                return None
-    return chains
+    return chains, True
 
 
 def _outcome(plan: Plan, world: WorldState, registry: SkillRegistry) -> tuple[object, ...]:
