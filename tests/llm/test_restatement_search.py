@@ -342,6 +342,20 @@ def test_past_the_bound_the_chains_in_the_tasks_order_are_tried_and_kept_in_it(
     assert [_labels(plan) for _, plan, _ in meanings] == [[f"tap({obj})" for obj in order]]
 
 
+def test_an_opaque_word_of_an_id_names_its_object_beside_its_kind(inspection: EvalRobot) -> None:
+    reading = read_task("need the qr on l4 read", inspection.world, inspection.registry)
+    assert ("label_l4",) in [m.ids for m in reading.mentions]
+
+
+def test_a_look_from_close_at_a_distance_approaches_to_that_distance(inspection: EvalRobot) -> None:
+    meanings = _search(inspection, "picture of the fire extinguisher from close, 40 cm").meanings(
+        inspection.world, inspection.registry
+    )
+    assert [_labels(plan) for _, plan, _ in meanings] == [
+        ["approach_object(fire_extinguisher, 0.4)", "take_photo(fire_extinguisher)"]
+    ]
+
+
 def test_a_follow_phrase_that_needs_its_person_is_said_with_me(inspection: EvalRobot) -> None:
     meanings = _search(inspection, "would you mind tagging along behind me for a while").meanings(
         inspection.world, inspection.registry

@@ -154,8 +154,8 @@ class _Patterns:
         taken = alternatives(words.taken_words, after=_S)
         self.closeness = re.compile(
             rf"\b(?:{alternatives(words.close_words)})(?=\s+(?:{alternatives(words.look_nouns)})\b)"
-            rf"|\s+(?:{taken})?(?:from\s+)?(?:{alternatives(words.near_phrases)})$"
-            rf"|\s+(?:{taken})?from\s+(?:{alternatives(words.near_words)})$"
+            rf"|\s+(?:{taken})?(?:from\s+)?(?:{alternatives(words.near_phrases)})(?=,|$)"
+            rf"|\s+(?:{taken})?from\s+(?:{alternatives(words.near_words)})(?=,|$)"  # "from close, 30 cm"
         )
         # A look from a stated distance ("from half a metre away"): approach to that distance first.
         self.from_away = re.compile(

@@ -318,6 +318,9 @@ def rewrite_grammar(
             shapes.append(("act-place", (" ", Ref("place")), [f" {p}" for p in places[:3]]))
             if focus.near:  # "a close-up picture of the valve": the grammar approaches it first
                 shapes.append(("act-near", (" ", Ref("place"), " from up close"), [f" {places[0]} from up close"]))
+                if amount is not None:  # "from close, 30 cm distance": approached to that distance
+                    away: Alternative = (" ", Ref("place"), " from ", Ref("amount"), " away")
+                    shapes.append(("act-away", away, [f" {places[0]} from{amount} away"]))
             for n, option in enumerate(focus.options):  # "read the barcode on label l4", "vacuum the hall on eco"
                 said_first: Alternative = (" the ", option, " on ", Ref("place"))
                 said_last: Alternative = (" ", Ref("place"), " on ", option)

@@ -409,8 +409,9 @@ class _Vocabulary:
 def _head(words: Sequence[str]) -> list[str]:
     """The word that can stand for a name on its own: its last word of letters (``pump`` of pump_2, not "2";
     ``shelf`` of shelf_a: "a" is an article first), or an opaque id's one word (``v12``, ``m7``: "check v12"
-    names the valve)."""
-    return [w for w in words if w.isalpha() and len(w) > 1][-1:] or list(words[-1:])
+    names the valve), with any opaque word of letters and digits beside it (``l4`` of label_l4: "l4 barcode")."""
+    opaque = [w for w in words if not w.isalpha() and not w.isdigit() and any(c.isalpha() for c in w)]
+    return [w for w in words if w.isalpha() and len(w) > 1][-1:] + opaque or list(words[-1:])
 
 
 @dataclass(frozen=True)
