@@ -31,6 +31,7 @@ from bt_executive.llm.language.task_grammar import normalise_task
         ("Test 4: stack the green cube on the red cube.", "stack the green cube on the red cube"),
         ("3) Count the stock on shelf_a", "count the stock on shelf_a"),
         ("Empty the waste bin (id: bin) now.", "empty the waste bin now"),
+        ("Route: (1) corridor b (2) pump house", "route, corridor b, pump house"),
     ],
 )
 def test_what_is_said_is_read_as_what_is_meant(said: str, meant: str) -> None:

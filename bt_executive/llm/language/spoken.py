@@ -31,6 +31,7 @@ from bt_executive.llm.language.quantities import number_words
 _REPEAT = re.compile(r"\b((?:\w+ ){0,4}\w+) \1\b")
 """A phrase of up to five words said twice in a row ("the the plate", "the control room the control room")."""
 _PARENTHESIS = re.compile(r"\s*\([^()]*\)")
+_LIST_MARK = re.compile(r"\s*\(\d{1,2}\)\s+")
 
 
 def _alternation(phrases: list[str]) -> str:
@@ -100,6 +101,7 @@ def strip_enumerators(task: str) -> str:
     """The task without a heading, list numbers and work-order labels, and without what it says in parentheses."""
     patterns = _patterns()
     task = patterns.heading.sub("", task, count=1)
+    task = _LIST_MARK.sub(", ", task)  # "(1) pump house (2) boiler room": a list, not a remark in brackets
     listed = patterns.inline_numbers.sub(", then ", _PARENTHESIS.sub("", task))
     return patterns.enumerators.sub(", ", listed).strip(" ,")
 
