@@ -628,6 +628,10 @@ def _scanned_mentions(
     return _described(clause, tokens, spans, mentions, world)
 
 
+_LOCATING = frozenset({"on", "in", "inside", "at", "on top of"})
+"""Between two object phrases ("the tag ON the shelf"): the second may say where the first is."""
+
+
 def _described(
     clause: str,
     tokens: Sequence[_Token],
@@ -637,13 +641,20 @@ def _described(
 ) -> tuple[Mention, ...]:
     """ "the cube WHICH IS on the left of the red cube": a phrase, a relative pronoun, then another phrase that
     says which one the first is. Where the whole grounds to one of the first phrase's matches, the first names
-    that one, and the second is named only to say which (not required)."""
+    that one, and the second is named only to say which (not required). "tag l4 on shelf a", where the world
+    has the tag on the shelf: the shelf only says where the tag is (not required either)."""
     if len(spans) != len(mentions):
         return tuple(mentions)  # an "A or B" list grounded as one: no span-by-span reading
     relative = _patterns().relative
+    where = {o.id: {o.supported_by, o.inside} for o in world.objects}
     for index in range(len(spans) - 1):
         (start, stop), (_, after_stop) = spans[index], spans[index + 1]
         gap = clause[tokens[stop - 1].end : tokens[spans[index + 1][0]].start]
+        first, then = mentions[index], mentions[index + 1]
+        if gap.strip() in _LOCATING and len(first.ids) == 1 and len(then.ids) == 1 and not first.excluded:
+            if then.ids[0] in where.get(first.ids[0], set()):  # "tag l4 ON SHELF A": where the tag is
+                mentions[index + 1] = replace(then, required=False)
+            continue
         if not relative.search(gap) or mentions[index].excluded:
             continue
         whole = match_objects(clause[tokens[start].start : tokens[after_stop - 1].end], world).ids
