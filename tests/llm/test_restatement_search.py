@@ -364,6 +364,12 @@ def test_an_object_said_to_be_where_the_world_has_it_locates_and_need_not_be_use
     assert [m.required for m in reading.mentions if m.ids == ("shelf_a",)] == [True]
 
 
+def test_a_step_in_between_repeats_makes_room_for_each_repeat(tabletop: EvalRobot) -> None:
+    task = "poke the green cube 2 times and pause for 3 seconds in between the pokes"
+    meanings = _search(tabletop, task).meanings(tabletop.world, tabletop.registry)
+    assert [_labels(plan) for _, plan, _ in meanings] == [["tap(green_cube)", "wait(3.0)", "tap(green_cube)"]]
+
+
 def test_a_follow_phrase_that_needs_its_person_is_said_with_me(inspection: EvalRobot) -> None:
     meanings = _search(inspection, "would you mind tagging along behind me for a while").meanings(
         inspection.world, inspection.registry

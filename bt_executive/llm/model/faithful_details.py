@@ -80,8 +80,7 @@ def numbers_in(step: StepView) -> set[float]:
 
 def repeated(reading: TaskReading, steps: Sequence[StepView], world: WorldState) -> list[str]:
     """Rule 6: a call made k > 1 times is asked for k times (a count said, or k clauses asking for it)."""
-    counts = [a.value for a in reading.amounts if a.kind == COUNT]
-    counts += [value for _, value, _ in _loose_numbers(reading, world, asked_only=False)]  # "3 photos", "do that twice"
+    loose = [value for _, value, _ in _loose_numbers(reading, world, asked_only=False)]  # "3 photos", "do that twice"
     tally = repeats(steps)
     problems = []
     seen: set[str] = set()
@@ -91,10 +90,16 @@ def repeated(reading: TaskReading, steps: Sequence[StepView], world: WorldState)
         if made < 2 or key in seen or step.manifest is None:
             continue
         seen.add(key)
-        # the clauses asking for this call: for its skill, on what it acts on (or on "it": naming nothing)
-        asking = sum(
-            1 for c in reading.clauses if c.asks_for(step.manifest) and (not c.named or set(step.acted) & c.named)
-        )
+        # the clauses asking for this call: for its skill, on what it acts on (or on "it": naming nothing); a
+        # count they say is how often ("tap it twice and wait 2 s in between": the tap, not the wait)
+        clauses = [
+            c for c in reading.clauses if c.asks_for(step.manifest) and (not c.named or set(step.acted) & c.named)
+        ]
+        asking = len(clauses)
+        counts = [a.value for c in clauses for a in c.amounts if a.kind == COUNT] + loose
+        for c in clauses:  # "tap it three times and wait 1 s in between": the wait, twice
+            if said_between(c) and (at := reading.clauses.index(c)) > 0:
+                counts += [a.value - 1 for a in reading.clauses[at - 1].amounts if a.kind == COUNT]
         own = numbers_in(step)
         if any(n >= made and n not in own for n in counts) or asking >= made:  # "4 levels" is the call's own
             continue
@@ -262,6 +267,11 @@ _BETWEEN = re.compile(r"\bin between\b|\bbetween (?:them|each|every)\b|\bbetween
 two things ("put it between the cube and the plate")."""
 
 
+def said_between(clause: ClauseReading) -> bool:
+    """Whether a clause is done inside the one before it ("wait 2 s in between the taps")."""
+    return _BETWEEN.search(clause.text) is not None
+
+
 def interleaved(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     """Rule 11: of two clauses in a row, the steps serving the earlier alone all come before those serving the
     later alone (a step inserted for a precondition, or serving two clauses, belongs to no clause alone)."""
@@ -274,7 +284,7 @@ def interleaved(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     problems = []
     served = sorted(alone)
     for first, second in itertools.pairwise(served):
-        if _BETWEEN.search(clauses[second].text):  # "tap it twice and wait 2 s in between the taps": inside them
+        if said_between(clauses[second]):  # "tap it twice and wait 2 s in between the taps": inside them
             if not min(alone[first]) < min(alone[second]) <= max(alone[second]) < max(alone[first]):
                 problems.append(
                     f"the task says {clauses[second].text!r}, and the plan does not do it between the steps of "
@@ -346,6 +356,7 @@ __all__ = [
     "out_of_turn",
     "repeated",
     "repeats",
+    "said_between",
     "stated_on",
     "unread",
 ]

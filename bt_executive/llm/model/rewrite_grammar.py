@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from bt_executive.llm.language.intents import IntentAction
 from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
 from bt_executive.llm.language.noun_phrases import numbers, phrase_words
-from bt_executive.llm.language.quantities import kind_of, schema_unit
+from bt_executive.llm.language.quantities import COUNT, kind_of, schema_unit
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood, asks_from_near, parse_task
-from bt_executive.llm.model.faithful_details import options_told, said_words
+from bt_executive.llm.model.faithful_details import options_told, said_between, said_words
 from bt_executive.llm.model.task_reading import TaskReading, read_task
 from bt_executive.skills.manifest import ActionVerb, Role
 from bt_executive.skills.registry import SkillRegistry
@@ -202,13 +202,21 @@ def task_focus(task: str, world: WorldState, registry: SkillRegistry, *, reading
         frozenset(reading.directions),
         (*amounts, *_counted(reading, amounts)),
         frozenset(reading.verbs),
-        min(max(asking, len(set(reading.verbs)), 1), MAX_CLAUSES),
+        min(max(asking, len(set(reading.verbs)), 1) + _between_repeats(reading), MAX_CLAUSES),
         any(homing),
         listed if len(listed) > 1 else (),
         any(asks_from_near(c.text) for c in reading.clauses),
         _options_said(reading, registry),
         frozenset(s for c in reading.clauses if c.intent is not None for s in c.skills),  # parsed, not scanned
     )
+
+
+def _between_repeats(reading: TaskReading) -> int:
+    """The commands a step done in between repeats adds ("tap it twice and wait 2 s in between": tap, wait,
+    tap is three commands for two clauses)."""
+    if not any(said_between(c) for c in reading.clauses):
+        return 0
+    return max((int(q.value) - 1 for q in reading.amounts if q.kind == COUNT), default=0)
 
 
 def _counted(reading: TaskReading, amounts: tuple[str, ...]) -> tuple[str, ...]:
