@@ -293,6 +293,27 @@ def test_a_call_made_more_often_than_the_clauses_naming_its_object_ask_is_refuse
     assert "tap(red_cube) is made 2 times, but the task says once" in twice
 
 
+def test_it_is_what_the_clause_before_acted_on_and_into_the_red_one_is_where_it_goes(
+    skill_registry: SkillRegistry,
+) -> None:
+    task = "take the green cube, then pour it into the bowl"
+    pour = lambda source, target: ("pour", {"source": source, "target": target})  # noqa: E731
+    assert (
+        problems(task, plan(("pick", {"object": "green_cube"}), pour("green_cube", "bowl")), WORLD, skill_registry)
+        == ""
+    )
+    other = problems(task, plan(("pick", {"object": "blue_cube"}), pour("blue_cube", "bowl")), WORLD, skill_registry)
+    assert "no step doing it acts on green_cube" in other
+    # where the pour goes: into the bowl, not the plate
+    elsewhere = problems(
+        "pick up the green cube and pour it into the bowl",
+        plan(("pick", {"object": "green_cube"}), pour("green_cube", "plate")),
+        WORLD,
+        skill_registry,
+    )
+    assert "goes elsewhere than bowl" in elsewhere
+
+
 # -- the reading itself ---------------------------------------------------------------------------------------
 
 

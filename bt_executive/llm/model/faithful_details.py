@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
-from bt_executive.llm.grounding.object_matching import object_words
+from bt_executive.llm.grounding.object_matching import match_objects, object_words
 from bt_executive.llm.language.intents import IntentAction
 from bt_executive.llm.language.lexicon import alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import phrase_words
@@ -267,6 +267,36 @@ _BETWEEN = re.compile(r"\bin between\b|\bbetween (?:them|each|every)\b|\bbetween
 two things ("put it between the cube and the plate")."""
 
 
+_IT = re.compile(r"^(?:[a-z]+ ){1,3}?(?:it|them)\b")
+"""A clause whose object is "it" ("pour IT into the red one", "chuck IT in the bin"): its first words a verb."""
+_SAYS_IT = re.compile(r"\b(?:it|them)\b")
+
+
+def pronoun_objects(reading: TaskReading, steps: Sequence[StepView], world: WorldState) -> list[str]:
+    """Rule 12: a clause that asks for something done to "it" ("grab the blue mug, pour IT into the red one") is
+    served by a step acting on what "it" may stand for: the object or the place of the clause before, as the
+    grammar read it ("put the block in the drawer and shut IT": the drawer), or what that clause's own "it"
+    stood for (then "chuck IT in the bin": the blue mug still)."""
+    problems = []
+    previous: set[str] = set()  # what the clause before acted on or put things in, where it is known
+    for clause in reading.clauses:
+        stands_for, previous = previous, set()
+        if clause.intent is not None and clause.intent.object is not None:
+            grounded = [match_objects(p, world).ids for p in (clause.intent.object, clause.intent.target) if p]
+            # a phrase that names no one object here, or an "it" of its own ("stash the cube in IT"): unknown
+            known = all(len(ids) == 1 for ids in grounded) and not _SAYS_IT.search(clause.text)
+            previous = {ids[0] for ids in grounded} if known else set()
+            continue
+        if not stands_for or not (clause.actions or clause.skills) or not _IT.match(clause.text):
+            continue
+        previous = stands_for
+        serving = [s for s in steps if s.manifest is not None and clause.asks_for(s.manifest)]  # inserted too
+        if serving and not any(stands_for & set(s.acted) for s in serving):
+            meant = " or ".join(sorted(stands_for))
+            problems.append(f"the task says {clause.text!r} of {meant}, and no step doing it acts on {meant}")
+    return problems
+
+
 def said_between(clause: ClauseReading) -> bool:
     """Whether a clause is done inside the one before it ("wait 2 s in between the taps")."""
     return _BETWEEN.search(clause.text) is not None
@@ -354,6 +384,7 @@ __all__ = [
     "numbers_in",
     "options",
     "out_of_turn",
+    "pronoun_objects",
     "repeated",
     "repeats",
     "said_between",

@@ -90,6 +90,7 @@ from bt_executive.llm.model.faithful_details import (
     not_near,
     options,
     out_of_turn,
+    pronoun_objects,
     repeated,
     repeats,
     unread,
@@ -179,6 +180,8 @@ def check_faithful(
         *backwards(reading, _state_after(plan.steps, [s.manifest for s in steps], world), SymbolicState(world)),
         *out_of_turn(reading, steps),
         *interleaved(reading, steps),
+        *pronoun_objects(reading, steps, world),
+        *_targets(reading, steps, world),
         *unread(reading),
         *not_near(reading, steps, registry),
     ]
@@ -480,6 +483,22 @@ def _destinations(step: StepView) -> set[str]:
         return set()
     wanted = (Role.DESTINATION, Role.PLACE)
     return {v for p, r in step.manifest.roles().items() if r in wanted and isinstance(v := step.call.args.get(p), str)}
+
+
+def _targets(reading: TaskReading, steps: Sequence[StepView], world: WorldState) -> list[str]:
+    """Rule 5b: where a clause the grammar read says a thing goes ("pour it INTO THE RED ONE"), a step doing what
+    it asks puts it there (a pour into the bin does not serve it)."""
+    problems = []
+    for clause in reading.clauses:
+        intent = clause.intent
+        if intent is None or intent.target is None or intent.action is IntentAction.PUT:
+            continue  # a put's destination is rule 5's, by where things end
+        target = match_objects(intent.target, world).ids if intent.target else ()
+        serving = [s for s in steps if s.manifest is not None and clause.asks_for(s.manifest) and _destinations(s)]
+        if len(target) == 1 and serving and not any(target[0] in _destinations(s) for s in serving):
+            shown = ", ".join(s.label for s in serving)
+            problems.append(f"the task says {clause.text!r}, and {shown} goes elsewhere than {target[0]}")
+    return problems
 
 
 def _sole_object(manifest: SkillManifest, world: WorldState) -> str | None:

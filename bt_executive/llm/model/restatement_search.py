@@ -109,7 +109,8 @@ def faithful_restatements(
         commands = _expand(grammar, "clause", MAX_COMMANDS)
     except _TooMany:
         return Restatements((), False, 0)
-    distinct = _distinct_commands(commands, world, registry, planner, prior_attempts)
+    skills: dict[str, frozenset[str]] = {}
+    distinct = _distinct_commands(commands, world, registry, planner, prior_attempts, skills)
     # What rule 1 requires each chain to use: what a phrase naming one object, or all of some ("every cube"),
     # names; "the red or the green cube" asks for one of them, so neither is required.
     singular = (m for m in reading.mentions if m.required and not m.excluded and (m.every or len(m.ids) == 1))
@@ -121,11 +122,13 @@ def faithful_restatements(
     distinct = dict(sorted(distinct.items(), key=lambda item: _rank(item[1], named, order)))
     found: dict[str, tuple[str, Plan, Faithfulness]] = {}
     tried = 0
-    every = True
+    complete = True
+    aligned = _aligned(reading, distinct, skills, registry)
     for n in range(1, focus.clauses + 1):  # the fewest commands first: a longer chain only adds steps
-        chains, every = _chains(distinct, n, named)
-        if not chains and not every:
-            return Restatements(tuple(found.values()), False, tried)
+        if not complete and n != len(aligned):
+            continue  # past the bound, only the chain of one command per clause is still worth a try
+        chains, every = _chains(distinct, n, named, aligned if len(aligned) == n else [])
+        complete = complete and every
         tried += len(chains)
         for chain in chains:
             sentence = " then ".join(chain)
@@ -141,9 +144,9 @@ def faithful_restatements(
             verdict = check_faithful(plan, task, world, registry, prior_attempts, reading=reading)
             if verdict.faithful:
                 found[signature] = (sentence, plan, verdict)
-        if found or not every:  # past the bound, no longer chain is tried: the model is asked
+        if found:
             break
-    return Restatements(tuple(found.values()), every, tried)
+    return Restatements(tuple(found.values()), complete, tried)
 
 
 def _rank(acted: frozenset[str] | None, named: set[str], order: dict[str, int]) -> tuple[int, int]:
@@ -155,18 +158,47 @@ def _rank(acted: frozenset[str] | None, named: set[str], order: dict[str, int]) 
     return (1, 0) if acted is None else (2, 0)
 
 
-def _chains(distinct: dict[str, frozenset[str] | None], n: int, named: set[str]) -> tuple[list[tuple[str, ...]], bool]:
+def _aligned(
+    reading: TaskReading,
+    distinct: dict[str, frozenset[str] | None],
+    skills: dict[str, frozenset[str]],
+    registry: SkillRegistry,
+) -> list[list[str]]:
+    """For each clause that asks for something, the commands that do what it asks on what it names: a chain of
+    one of each, in the clauses' order, is what a task of that many clauses most likely says ([]: a clause no
+    command serves)."""
+    asking = [c for c in reading.clauses if c.actions or c.skills]
+    found: list[list[str]] = []
+    for clause in asking:
+        serving = [
+            command
+            for command, acted in distinct.items()
+            if acted is not None
+            and any(s in registry and clause.asks_for(registry.get(s)) for s in skills.get(command, ()))
+            and (not clause.named or acted & clause.named)
+        ]
+        if not serving:
+            return []
+        found.append(serving)
+    return found
+
+
+def _chains(
+    distinct: dict[str, frozenset[str] | None], n: int, named: set[str], aligned: Sequence[Sequence[str]] = ()
+) -> tuple[list[tuple[str, ...]], bool]:
     """The chains of ``n`` commands that act on every object the task names (faithfulness's rule 1; a command
-    refused alone may act on any), the first ``MAX_SENTENCES`` in ``distinct``'s order, and whether that is
-    all of them."""
-    chains: list[tuple[str, ...]] = []
-    for chain in itertools.product(distinct, repeat=n):
+    refused alone may act on any), the first ``MAX_SENTENCES`` of them, and whether that is all of them: the
+    chains of ``aligned`` (one command per clause, in order) first, then the rest in ``distinct``'s order."""
+    chains: dict[tuple[str, ...], None] = {}
+    for chain in itertools.chain(itertools.product(*aligned) if aligned else (), itertools.product(distinct, repeat=n)):
+        if chain in chains:
+            continue
         acted: list[set[str] | frozenset[str]] = [named if (a := distinct[c]) is None else a for c in chain]
         if named <= set().union(*acted):
             if len(chains) == MAX_SENTENCES:
-                return chains, False
-            chains.append(chain)
-    return chains, True
+                return list(chains), False
+            chains[chain] = None
+    return list(chains), True
 
 
 def _outcome(plan: Plan, world: WorldState, registry: SkillRegistry) -> tuple[object, ...]:
@@ -203,12 +235,14 @@ def _distinct_commands(
     registry: SkillRegistry,
     planner: GrammarPlanner,
     prior_attempts: Sequence[AttemptRecord],
+    skills: dict[str, frozenset[str]],
 ) -> dict[str, frozenset[str] | None]:
     """One command per distinct plan it makes alone, with the objects that plan acts on as faithfulness sees
     them (what a step puts down from the gripper too: "put the mug you hold in the bin" acts on the mug); a
     command refused alone is kept with None (a later step may make it possible: "open the drawer then close
     the drawer"), unless no step can: it names what is not here, asks what an object never affords, or puts
-    an object on itself. One that does not parse is dropped."""
+    an object on itself. One that does not parse is dropped. ``skills`` is filled with each kept command's
+    skills."""
     kept: dict[str, tuple[str, frozenset[str] | None]] = {}
     for command in commands:
         try:
@@ -222,6 +256,7 @@ def _distinct_commands(
             continue
         acted = frozenset(i for view in view_steps(plan.steps, world, registry) for i in view.acted)
         kept.setdefault(_signature(plan), (command, acted))
+        skills[command] = frozenset(step.skill for step in plan.steps)
     return dict(kept.values())
 
 
