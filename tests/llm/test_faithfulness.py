@@ -40,6 +40,14 @@ def push(obj: str, direction: str, distance: float | None = None) -> tuple[str, 
     return ("push", args if distance is None else {**args, "distance": distance})
 
 
+def tap(obj: str) -> tuple[str, dict[str, Any]]:
+    return ("tap", {"object": obj})
+
+
+def pour(source: str, target: str) -> tuple[str, dict[str, Any]]:
+    return ("pour", {"source": source, "target": target})
+
+
 PICK_RED = ("pick", {"object": "red_cube"})
 ON_PLATE = ("place_on", {"target": "plate"})
 
@@ -283,7 +291,6 @@ def test_a_clause_about_it_says_how_to_move_what_the_clause_before_named(skill_r
 def test_a_call_made_more_often_than_the_clauses_naming_its_object_ask_is_refused(
     skill_registry: SkillRegistry,
 ) -> None:
-    tap = lambda obj: ("tap", {"object": obj})  # noqa: E731
     task = "tap the red cube, and then the blue one"
     assert problems(task, plan(tap("red_cube"), tap("blue_cube")), WORLD, skill_registry) == ""
     extra = problems(task, plan(tap("blue_cube"), tap("red_cube"), tap("blue_cube")), WORLD, skill_registry)
@@ -297,7 +304,6 @@ def test_it_is_what_the_clause_before_acted_on_and_into_the_red_one_is_where_it_
     skill_registry: SkillRegistry,
 ) -> None:
     task = "take the green cube, then pour it into the bowl"
-    pour = lambda source, target: ("pour", {"source": source, "target": target})  # noqa: E731
     assert (
         problems(task, plan(("pick", {"object": "green_cube"}), pour("green_cube", "bowl")), WORLD, skill_registry)
         == ""
