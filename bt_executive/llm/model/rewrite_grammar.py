@@ -320,7 +320,8 @@ def rewrite_grammar(
         amount = f" {_sentence(rules['amount'][0])}" if amounts else None
         skill_phrases = {p for manifest in registry for p in manifest.language.phrases}
         shapes: list[tuple[str, Alternative, list[str]]] = [("act-bare", (), [""])]
-        if _person_phrases(registry) & set(actions):  # "come along with me": some phrases need their person
+        with_person, with_destination = _person_phrases(registry), _destination_phrases(registry)
+        if with_person & set(actions):  # "come along with me": some phrases need their person
             shapes.append(("act-me", (" me",), [" me"]))
         if places:  # none in a strict language of a task that names no object or place
             shapes.append(("act-place", (" ", Ref("place")), [f" {p}" for p in places[:3]]))
@@ -334,7 +335,7 @@ def rewrite_grammar(
                 said_last: Alternative = (" ", Ref("place"), " on ", option)
                 shapes.append((f"act-option-{n}", said_first, [f" the {option} on {places[0]}"]))
                 shapes.append((f"act-on-option-{n}", said_last, [f" {places[0]} on {option}"]))
-        if len(places) > 1 and _destination_phrases(registry) & set(actions):  # "clear the table into the bin"
+        if len(places) > 1 and with_destination & set(actions):  # "clear the table into the bin"
             into: Alternative = (" ", Ref("place"), " into ", Ref("place"))
             shapes.append(("act-place-into", into, [f" {places[0]} into {places[1]}"]))
         if focus.listed:  # "patrol the corridor b, the pump house and the boiler room"
@@ -356,10 +357,10 @@ def rewrite_grammar(
             if rule.startswith("act-places"):
                 fitting = [a for a in fitting if a in takes_lists]
             if rule == "act-place-into":
-                fitting = [a for a in fitting if a in _destination_phrases(registry)]
+                fitting = [a for a in fitting if a in with_destination]
             if rule == "act-me":  # only the phrases that need "me": the rest are said bare
                 bare = rules.get("act-bare", ())
-                fitting = [a for a in fitting if a in _person_phrases(registry) and (a,) not in bare]
+                fitting = [a for a in fitting if a in with_person and (a,) not in bare]
             if fitting:
                 rules[rule] = tuple((p,) for p in fitting)
                 clauses.append((Ref(rule), *tail))
