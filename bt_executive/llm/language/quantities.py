@@ -425,6 +425,17 @@ def schema_unit(schema: Mapping[str, Any]) -> str | None:
     return None
 
 
+def unit_kind(schema: Mapping[str, Any]) -> str | None:
+    """The kind of amount (length, duration, count, ...) a parameter takes, or None for one taking no amount."""
+    unit = schema_unit(schema)
+    if unit is None:
+        return None
+    try:
+        return kind_of(unit)
+    except ValueError:  # a unit pint does not know: no amount said can fill it
+        return None
+
+
 def _number(limit: object) -> float | None:
     return float(limit) if isinstance(limit, int | float) and not isinstance(limit, bool) else None
 

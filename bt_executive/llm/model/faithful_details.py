@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
-from bt_executive.llm.grounding.object_matching import match_objects, object_words
+from bt_executive.llm.grounding.object_matching import object_words
 from bt_executive.llm.language.intents import IntentAction
 from bt_executive.llm.language.lexicon import alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import phrase_words
@@ -272,7 +272,7 @@ _IT = re.compile(r"^(?:[a-z]+ ){1,3}?(?:it|them)\b")
 _SAYS_IT = re.compile(r"\b(?:it|them)\b")
 
 
-def pronoun_objects(reading: TaskReading, steps: Sequence[StepView], world: WorldState) -> list[str]:
+def pronoun_objects(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     """Rule 12: a clause that asks for something done to "it" ("grab the blue mug, pour IT into the red one") is
     served by a step acting on what "it" may stand for: the object or the place of the clause before, as the
     grammar read it ("put the block in the drawer and shut IT": the drawer), or what that clause's own "it"
@@ -282,7 +282,7 @@ def pronoun_objects(reading: TaskReading, steps: Sequence[StepView], world: Worl
     for clause in reading.clauses:
         stands_for, previous = previous, set()
         if clause.intent is not None and clause.intent.object is not None:
-            grounded = [match_objects(p, world).ids for p in (clause.intent.object, clause.intent.target) if p]
+            grounded = [clause.object_ids, *([clause.target_ids] if clause.intent.target else [])]
             # a phrase that names no one object here, or an "it" of its own ("stash the cube in IT"): unknown
             known = all(len(ids) == 1 for ids in grounded) and not _SAYS_IT.search(clause.text)
             previous = {ids[0] for ids in grounded} if known else set()

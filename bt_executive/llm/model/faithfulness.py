@@ -78,7 +78,7 @@ from dataclasses import dataclass, replace
 from pydantic import JsonValue
 
 from bt_executive.llm.grammar_planner.skill_choice import names_category
-from bt_executive.llm.grounding.object_matching import is_open, match_objects
+from bt_executive.llm.grounding.object_matching import is_open
 from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch, convert, schema_unit
 from bt_executive.llm.language.task_grammar import IntentAction, asks_from_near
@@ -180,8 +180,8 @@ def check_faithful(
         *backwards(reading, _state_after(plan.steps, [s.manifest for s in steps], world), SymbolicState(world)),
         *out_of_turn(reading, steps),
         *interleaved(reading, steps),
-        *pronoun_objects(reading, steps, world),
-        *_targets(reading, steps, world),
+        *pronoun_objects(reading, steps),
+        *_targets(reading, steps),
         *unread(reading),
         *not_near(reading, steps, registry),
     ]
@@ -485,7 +485,7 @@ def _destinations(step: StepView) -> set[str]:
     return {v for p, r in step.manifest.roles().items() if r in wanted and isinstance(v := step.call.args.get(p), str)}
 
 
-def _targets(reading: TaskReading, steps: Sequence[StepView], world: WorldState) -> list[str]:
+def _targets(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     """Rule 5b: where a clause the grammar read says a thing goes ("pour it INTO THE RED ONE"), a step doing what
     it asks puts it there (a pour into the bin does not serve it)."""
     problems = []
@@ -493,7 +493,7 @@ def _targets(reading: TaskReading, steps: Sequence[StepView], world: WorldState)
         intent = clause.intent
         if intent is None or intent.target is None or intent.action is IntentAction.PUT:
             continue  # a put's destination is rule 5's, by where things end
-        target = match_objects(intent.target, world).ids if intent.target else ()
+        target = clause.target_ids
         serving = [s for s in steps if s.manifest is not None and clause.asks_for(s.manifest) and _destinations(s)]
         if len(target) == 1 and serving and not any(target[0] in _destinations(s) for s in serving):
             shown = ", ".join(s.label for s in serving)
@@ -602,7 +602,7 @@ def _already(clause: ClauseReading, world: WorldState) -> bool:
     intent = clause.intent
     if intent is None or intent.action not in (IntentAction.OPEN, IntentAction.CLOSE) or intent.object is None:
         return False
-    ids = match_objects(intent.object, world).ids
+    ids = clause.object_ids
     return len(ids) == 1 and is_open(world, ids[0]) == (intent.action is IntentAction.OPEN)
 
 

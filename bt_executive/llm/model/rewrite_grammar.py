@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from bt_executive.llm.language.intents import IntentAction
 from bt_executive.llm.language.lexicon import Lexicon, load_lexicon
 from bt_executive.llm.language.noun_phrases import numbers, phrase_words
-from bt_executive.llm.language.quantities import COUNT, kind_of, schema_unit
+from bt_executive.llm.language.quantities import COUNT, unit_kind
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood, asks_from_near, parse_task
 from bt_executive.llm.model.faithful_details import options_told, said_between, said_words
 from bt_executive.llm.model.task_reading import TaskReading, read_task
@@ -503,11 +503,7 @@ def _amount_kinds(registry: SkillRegistry) -> list[str]:
     for manifest in registry:
         properties = (manifest.parameters or {}).get("properties", {})
         for schema in properties.values() if isinstance(properties, dict) else ():
-            unit = schema_unit(schema) if isinstance(schema, dict) else None
-            if unit is None:
-                continue
-            try:
-                kinds.add(kind_of(unit))
-            except ValueError:
-                continue
+            kind = unit_kind(schema) if isinstance(schema, dict) else None
+            if kind is not None:
+                kinds.add(kind)
     return [k for k in UNIT_WORDS if k in kinds]

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from functools import cache
 
@@ -44,7 +43,7 @@ from bt_executive.llm.grounding.object_matching import match_objects
 from bt_executive.llm.language.clause_order import reorder_clauses
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import articles, expand_phrase, numbers, phrase_words
-from bt_executive.llm.language.quantities import Quantity, find_quantities, kind_of, schema_unit
+from bt_executive.llm.language.quantities import Quantity, find_quantities, unit_kind
 from bt_executive.llm.language.spoken import dropped_heading
 from bt_executive.llm.language.task_grammar import (
     Intent,
@@ -155,6 +154,9 @@ class ClauseReading:
     placements: tuple[Placement, ...] = ()
     unread: tuple[str, ...] = ()
     """Requests of a scanned clause that no verb the robot knows reads ("... and report its condition")."""
+    object_ids: tuple[str, ...] = ()
+    target_ids: tuple[str, ...] = ()
+    """What the parsed intent's object and target phrases match in the world (empty for a scanned clause)."""
 
     def asks_for(self, manifest: SkillManifest) -> bool:
         """Whether this clause's verbs ask for what ``manifest`` does, or it names the skill by a phrase of its own."""
@@ -246,13 +248,7 @@ def _lasting(clause: ClauseReading, registry: SkillRegistry) -> ClauseReading:
 
 def _time_params(manifest: SkillManifest) -> set[str]:
     """The parameters of ``manifest`` that take a time."""
-    found = set()
-    for param in manifest.parameter_names():
-        unit = schema_unit(manifest.parameter_schema(param))
-        with suppress(ValueError):
-            if unit is not None and kind_of(unit) == "duration":
-                found.add(param)
-    return found
+    return {p for p in manifest.parameter_names() if unit_kind(manifest.parameter_schema(p)) == "duration"}
 
 
 def read_task(task: str, world: WorldState, registry: SkillRegistry) -> TaskReading:
@@ -445,7 +441,23 @@ def _read_clause(
             if mentions is not None:
                 directions: tuple[str, ...] = (reading.direction,) if reading.direction else ()
                 puts = _placements(reading, world)
-                return ClauseReading(clause, reading, mentions, actions, skills, directions, amounts, verbs, puts)
+                object_ids, target_ids = (
+                    match_objects(p, world).ids if p else () for p in (reading.object, reading.target)
+                )
+                return ClauseReading(
+                    clause,
+                    reading,
+                    mentions,
+                    actions,
+                    skills,
+                    directions,
+                    amounts,
+                    verbs,
+                    puts,
+                    (),
+                    object_ids,
+                    target_ids,
+                )
     mentions = _scanned_mentions(clause, tokens, spans, world)
     if intent is not None and intent.action is IntentAction.PUT and intent.target == "the table":
         mentions += _ground("the table", world, excluded=False)  # "put it down": onto the table
