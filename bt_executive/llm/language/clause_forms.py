@@ -214,7 +214,13 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
 
     The tabletop's forms first (pick, put, stack, ...), then the act form: a verb phrase from the
     lexicon's ``actions`` or from a manifest's ``language.phrases`` (``skill_phrases``), then what it acts
-    on, where, which way."""
+    on, where, which way. Remembered: the restatement search plans hundreds of chains of the same few
+    clauses, and an intent is frozen."""
+    return _clause_intent(clause, frozenset(skill_phrases))
+
+
+@lru_cache(maxsize=4096)
+def _clause_intent(clause: str, skill_phrases: frozenset[str]) -> Intent | None:
     clause = _owned(_counted_nouns(clause, skill_phrases), skill_phrases)
     if (recounted := _counted_rephrasing(clause, skill_phrases)) is not None:
         return recounted
