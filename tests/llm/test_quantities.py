@@ -20,6 +20,7 @@ from bt_executive.llm.language.quantities import (
     kind_of,
     registry,
     schema_unit,
+    unit_kind,
 )
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
 
@@ -307,6 +308,20 @@ def test_schema_unit_reads_unit_or_a_description_that_is_only_a_unit(
 )
 def test_kind_of_names_what_a_unit_measures(unit: str, kind: str) -> None:
     assert kind_of(unit) == kind
+
+
+@pytest.mark.parametrize(
+    ("schema", "kind"),
+    [
+        ({"type": "number", "unit": "s"}, "duration"),
+        ({"type": "number", "description": "cm"}, "length"),
+        ({"type": "integer"}, COUNT),
+        ({"type": "number", "unit": "percent"}, None),  # a unit, but of no kind an amount said can fill
+        ({"type": "string"}, None),
+    ],
+)
+def test_unit_kind_says_what_amount_a_parameter_takes(schema: dict[str, object], kind: str | None) -> None:
+    assert unit_kind(schema) == kind
 
 
 def test_a_percentage_is_not_an_angle_though_both_are_dimensionless() -> None:

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
+from bt_executive.llm.language.clause_forms import parse_clause
 from bt_executive.llm.language.quantities import QuantityOutOfBounds
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
 from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
@@ -328,3 +329,12 @@ def test_a_unit_and_a_count_said_after_the_object_go_to_the_parameters_they_name
     assert _calls(planner.plan("scan shelf_a, 4 levels", world)) == [
         ("inspect/scan_shelf", {"shelf": "shelf_a", "levels": 4})
     ]
+
+
+def test_a_remembered_clause_reading_is_one_per_set_of_skill_phrases() -> None:
+    assert parse_clause("zap the red cube") is None  # no verb of the lexicon: outside the grammar
+    zapped = parse_clause("zap the red cube", ["zap"])  # a robot whose skill says "zap"
+    assert zapped is not None
+    assert (zapped.verb, zapped.object) == ("zap", "the red cube")
+    assert parse_clause("zap the red cube", ("zap",)) is zapped  # remembered, whatever collection holds the phrases
+    assert parse_clause("zap the red cube") is None
