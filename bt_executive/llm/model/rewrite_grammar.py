@@ -499,11 +499,5 @@ def _phrase_actions(registry: SkillRegistry, lex: Lexicon) -> dict[str, set[Acti
 
 def _amount_kinds(registry: SkillRegistry) -> list[str]:
     """The kinds of amount (length, time, ...) some skill parameter here takes, in ``UNIT_WORDS``' order."""
-    kinds: set[str] = set()
-    for manifest in registry:
-        properties = (manifest.parameters or {}).get("properties", {})
-        for schema in properties.values() if isinstance(properties, dict) else ():
-            kind = unit_kind(schema) if isinstance(schema, dict) else None
-            if kind is not None:
-                kinds.add(kind)
+    kinds = {unit_kind(m.parameter_schema(p)) for m in registry for p in m.parameter_names()}
     return [k for k in UNIT_WORDS if k in kinds]

@@ -454,9 +454,8 @@ def _read_clause(
                     amounts,
                     verbs,
                     puts,
-                    (),
-                    object_ids,
-                    target_ids,
+                    object_ids=object_ids,
+                    target_ids=target_ids,
                 )
     mentions = _scanned_mentions(clause, tokens, spans, world)
     if intent is not None and intent.action is IntentAction.PUT and intent.target == "the table":
