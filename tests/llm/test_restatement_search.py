@@ -155,6 +155,17 @@ def test_a_language_too_large_to_search_is_left_to_the_model(tabletop: EvalRobot
     assert not found.none_can_pass
 
 
+def test_the_search_says_once_and_early_that_it_cannot_try_every_sentence(tabletop: EvalRobot) -> None:
+    planner = _planner(tabletop)
+    calls: list[int] = []
+    found = planner.search(
+        "the green cube, I would love it sitting in the bowl", tabletop.world, on_incomplete=lambda: calls.append(1)
+    )
+    assert (found.complete, len(calls)) == (False, 1)
+    settled = planner.search("put the red cube on the plate", tabletop.world, on_incomplete=lambda: calls.append(2))
+    assert (settled.complete, calls) == (True, [1])
+
+
 def test_a_step_that_takes_no_object_acts_on_the_one_its_skill_names(inspection: EvalRobot) -> None:
     [step] = view_steps((SkillCall(skill="nav/undock"),), inspection.world, inspection.registry)
     assert step.acted == ("charging_dock",)

@@ -9,7 +9,10 @@ the task is refused ``unfaithful``.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -151,3 +154,27 @@ def test_a_task_whose_language_is_too_large_to_search_is_restated_by_the_model(
     assert planner.last_rewrites
     if plan is not None:
         assert check_faithful(plan, task, tabletop.world, tabletop.registry).faithful
+
+
+def test_the_first_restatement_is_asked_while_the_search_still_runs(local_llm: str, tabletop: EvalRobot) -> None:
+    threads: list[str] = []
+
+    class Watched(RewritePlanner):
+        def _complete(self, messages: Any, grammar: str, *, max_tokens: int | None = None) -> tuple[str, int, int]:
+            threads.append(threading.current_thread().name)
+            return super()._complete(messages, grammar, max_tokens=max_tokens)
+
+    shipped = load_llm_config().profile("local-rewrite")
+    profile = LLMProfile.model_validate({**shipped.model_dump(), "api_base": local_llm, "local_server": None})
+    planner = Watched(profile, tabletop.registry)
+    task = "the green cube, I would love it sitting in the bowl"  # the search cannot try every sentence
+    with contextlib.suppress(PlannerRefused):
+        planner.plan(task, tabletop.world)
+    assert threads
+    assert threads[0] == "rewrite-ahead"
+    assert all(name != "rewrite-ahead" for name in threads[1:])  # a repair is asked after the first reply
+    assert planner.last_trace is not None
+    assert len(planner.last_trace.requests) == len(threads)
+    threads.clear()
+    planner.plan("put the red cube on the plate", tabletop.world)  # settled by the search: no request at all
+    assert threads == []

@@ -100,8 +100,12 @@ def faithful_restatements(
     prior_attempts: Sequence[AttemptRecord] = (),
     *,
     gate: PlanGate | None = None,
+    on_incomplete: Callable[[], object] | None = None,
 ) -> Restatements:
-    """Every distinct faithful plan among the sentences of ``task``'s search language (see the module doc)."""
+    """Every distinct faithful plan among the sentences of ``task``'s search language (see the module doc).
+
+    ``on_incomplete`` is called once, as soon as the search knows it cannot try every sentence (before it
+    plans the ones it still tries), so that a caller can start the model's restatement meanwhile."""
     grammar = search_grammar(registry, world, focus)
     if not grammar.says_anything:
         return Restatements((), True, 0)
@@ -128,6 +132,8 @@ def faithful_restatements(
         if not complete and n != len(aligned):
             continue  # past the bound, only the chain of one command per clause is still worth a try
         chains, every = _chains(distinct, n, named, aligned if len(aligned) == n else [])
+        if complete and not every and on_incomplete is not None:
+            on_incomplete()
         complete = complete and every
         tried += len(chains)
         for chain in chains:

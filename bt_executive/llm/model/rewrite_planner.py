@@ -18,7 +18,9 @@ Before the model is asked, every sentence of the narrowed language is
 planned and checked (``restatement_search``): where none is faithful the task
 is refused with no model call; where one is, that is the plan; where several
 with different outcomes are, the task is refused as ambiguous, naming them.
-Only a language too large to search is left to the model to restate freely.
+Only a language too large to search is left to the model to restate freely;
+its first request goes out as soon as the search knows that, while the search
+runs on (llama.cpp keeps to one core of two: the two overlap).
 
 A restatement the grammar planner refuses or that is not faithful gets one
 repair (the reason sent back); after that the task is refused, never guessed:
@@ -32,8 +34,10 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from typing import Any
 
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
@@ -75,6 +79,36 @@ _FORM_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("close-verb", "close OBJECT"),
 )
 """One template per form the grammar has, named by its verb rule, for the prompt."""
+
+
+class _AheadRequest:
+    """The model's first restatement, asked while the search still runs: started once the search knows it cannot
+    try every sentence, so llama.cpp's one thread and the search's Python run side by side (two cores). When the
+    search finds the plan after all, the reply is not waited for; the server finishes it (a few tens of tokens)."""
+
+    def __init__(self, ask: Callable[[], tuple[str, int, int]]) -> None:
+        self._ask = ask
+        self._reply: Future[tuple[str, int, int]] | None = None
+        self.started_at = 0.0
+
+    def start(self) -> None:
+        """Send the request on a thread of its own (once)."""
+        if self._reply is not None:
+            return
+        reply: Future[tuple[str, int, int]] = Future()
+        self._reply, self.started_at = reply, time.perf_counter()
+
+        def run() -> None:
+            try:
+                reply.set_result(self._ask())
+            except BaseException as err:  # re-raised by take(), in the planning thread
+                reply.set_exception(err)
+
+        threading.Thread(target=run, name="rewrite-ahead", daemon=True).start()
+
+    def take(self) -> tuple[str, int, int] | None:
+        """The reply (waited for), or None when the request was never started."""
+        return None if self._reply is None else self._reply.result()
 
 
 class RewritePlanner(KeywordContextPlanner):
@@ -142,8 +176,10 @@ class RewritePlanner(KeywordContextPlanner):
                 f"{task!r} asks for what no skill of this robot does: no command of its language can say it",
                 RefusalKind.MISSING_SKILL,
             )
+        # Built only when the model is asked (the full language for the prompt's forms is built once a planner).
+        ahead = _AheadRequest(lambda: self._complete(self.messages(task, world_state, narrowed), narrowed.gbnf()))
         searched = (
-            self.search(task, world_state, prior_attempts, reading=reading)
+            self.search(task, world_state, prior_attempts, reading=reading, on_incomplete=ahead.start)
             if self.searching
             else Restatements((), False, 0)
         )
@@ -164,15 +200,19 @@ class RewritePlanner(KeywordContextPlanner):
             self.last_trace = PlanningTrace(profile=self.profile.name, outcome="plan (the one faithful restatement)")
             self.last_rewrites = (sentence,)
             return self._labelled(only, sentence, verdict, searched=True)
+        # The search was incomplete (the language is too large to try every sentence): the model restates it.
         messages = self.messages(task, world_state, narrowed)
-        grammar = narrowed.gbnf()  # the search was incomplete: the language is too large to try every sentence
+        grammar = narrowed.gbnf()
         records: list[RequestRecord] = []
         rewrites: list[str] = []
         refusal: PlannerRefused | None = None
         try:
-            for _turn in range(min(self.profile.max_repairs, 1) + 1):
+            for turn in range(min(self.profile.max_repairs, 1) + 1):
                 started = time.perf_counter()
-                text, prompt_tokens, completion_tokens = self._complete(messages, grammar)
+                asked = ahead.take() if turn == 0 else None
+                if asked is not None:
+                    started = ahead.started_at
+                text, prompt_tokens, completion_tokens = asked or self._complete(messages, grammar)
                 rewrites.append(text)
                 problems: tuple[str, ...] = ()
                 plan, refusal, unfaithful = self._plan_rewrite(text, task, world_state, prior_attempts)
@@ -241,12 +281,22 @@ class RewritePlanner(KeywordContextPlanner):
         prior_attempts: Sequence[AttemptRecord] = (),
         *,
         reading: TaskReading | None = None,
+        on_incomplete: Callable[[], object] | None = None,
     ) -> Restatements:
-        """The faithful restatements of ``task`` among every sentence of its narrowed language."""
+        """The faithful restatements of ``task`` among every sentence of its narrowed language
+        (``on_incomplete``: called once the search knows it cannot try them all)."""
         reading = reading if reading is not None else read_task(task, world_state, self.registry)
         focus = task_focus(task, world_state, self.registry, reading=reading)
         return faithful_restatements(
-            task, reading, focus, world_state, self.registry, self.grammar_planner, prior_attempts, gate=self.plan_gate
+            task,
+            reading,
+            focus,
+            world_state,
+            self.registry,
+            self.grammar_planner,
+            prior_attempts,
+            gate=self.plan_gate,
+            on_incomplete=on_incomplete,
         )
 
     def warm(self, world_state: WorldState) -> None:
