@@ -50,10 +50,11 @@ TASKS = (
     "push the blue cube to the left",
     "stack the green cube on the red cube",
     "i reckon the blue block belongs on the dish",
-    "the green cube, I would love it sitting in the bowl",
+    "push the red cube, the green cube and the blue cube about a bit then tap them",
 )
 """Three the grammar reads (the model profiles plan them as if it could not), one it cannot that the rewrite's
-search settles, and one whose language is too large to search (no verb): the rewrite's model restates it."""
+search settles, and one whose language is too large to search (three objects, three commands, the first with
+no direction): the rewrite's model restates it."""
 TARGET_WARM_S = 2.0
 TARGET_COLD_S = 8.0
 PROFILES = ("local", "local-rewrite")

@@ -90,7 +90,7 @@ def test_a_task_with_one_faithful_meaning_is_planned_from_it_without_the_model(t
 
 
 def test_a_task_no_sentence_restates_faithfully_is_refused_before_the_model_is_asked(tabletop: EvalRobot) -> None:
-    task = "swap the red and green cubes"  # no command of the language swaps
+    task = "tap the red cube and then swap it with the green one"  # no command of the language swaps
     found = _search(tabletop, task)
     assert found.none_can_pass
     assert found.tried > 0
@@ -150,16 +150,30 @@ def test_an_opaque_id_said_alone_names_its_object(inspection: EvalRobot) -> None
 
 
 def test_a_language_too_large_to_search_is_left_to_the_model(tabletop: EvalRobot) -> None:
-    found = _search(tabletop, "the green cube, I would love it sitting in the bowl")  # no verb: every form
+    found = _search(
+        tabletop, "push the red cube, the green cube and the blue cube about a bit then tap them"
+    )  # 3 objects, 3 commands
     assert not found.complete
     assert not found.none_can_pass
+
+
+def test_a_task_asking_for_nothing_a_skill_does_is_refused_with_no_search_and_no_model(tabletop: EvalRobot) -> None:
+    task = "the green cube, I would love it sitting in the bowl"  # no verb the lexicon knows: rule 3 fails every plan
+    found = _search(tabletop, task)
+    assert (found.none_can_pass, found.tried) == (True, 0)
+    with pytest.raises(PlannerRefused) as refused:
+        _planner(tabletop).plan(task, tabletop.world)  # a closed port: a model request would be a planner error
+    assert refused.value.kind is RefusalKind.MISSING_SKILL
+    assert "no verb the lexicon knows" in refused.value.reason
 
 
 def test_the_search_says_once_and_early_that_it_cannot_try_every_sentence(tabletop: EvalRobot) -> None:
     planner = _planner(tabletop)
     calls: list[int] = []
     found = planner.search(
-        "the green cube, I would love it sitting in the bowl", tabletop.world, on_incomplete=lambda: calls.append(1)
+        "push the red cube, the green cube and the blue cube about a bit then tap them",
+        tabletop.world,
+        on_incomplete=lambda: calls.append(1),
     )
     assert (found.complete, len(calls)) == (False, 1)
     settled = planner.search("put the red cube on the plate", tabletop.world, on_incomplete=lambda: calls.append(2))

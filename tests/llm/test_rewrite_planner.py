@@ -143,7 +143,7 @@ def test_a_task_whose_language_is_too_large_to_search_is_restated_by_the_model(
     local_llm: str, tabletop: EvalRobot
 ) -> None:
     planner = _planner(local_llm, tabletop)
-    task = "the green cube, I would love it sitting in the bowl"  # no verb: every form, too many to search
+    task = "push the red cube, the green cube and the blue cube about a bit then tap them"  # too many chains to search
     assert not planner.search(task, tabletop.world).complete
     try:
         plan = planner.plan(task, tabletop.world)
@@ -167,7 +167,7 @@ def test_the_first_restatement_is_asked_while_the_search_still_runs(local_llm: s
     shipped = load_llm_config().profile("local-rewrite")
     profile = LLMProfile.model_validate({**shipped.model_dump(), "api_base": local_llm, "local_server": None})
     planner = Watched(profile, tabletop.registry)
-    task = "the green cube, I would love it sitting in the bowl"  # the search cannot try every sentence
+    task = "push the red cube, the green cube and the blue cube about a bit then tap them"  # past the search's bound
     with contextlib.suppress(PlannerRefused):
         planner.plan(task, tabletop.world)
     assert threads

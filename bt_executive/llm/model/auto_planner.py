@@ -179,10 +179,16 @@ def refuse_out_of_scope(task: str) -> None:
         )
 
 
-def unread(task: str, world: WorldState, err: TaskNotUnderstood) -> PlannerRefused:
-    """The refusal of a task the grammar cannot read when no model is there to try: ``missing_skill`` when it
-    names something of this robot's world (no skill of the robot is asked that way: "lock the front door"),
-    ``out_of_scope`` when it names nothing here ("order me a pizza")."""
+def unread(
+    task: str,
+    world: WorldState,
+    err: TaskNotUnderstood,
+    *,
+    otherwise: str = "no model is configured to read it otherwise",
+) -> PlannerRefused:
+    """The refusal of a task the grammar cannot read when no model is there to try (``otherwise``: why nothing
+    else read it): ``missing_skill`` when it names something of this robot's world (no skill of the robot is
+    asked that way: "lock the front door"), ``out_of_scope`` when it names nothing here ("order me a pizza")."""
     # The clause as read too ("drwr" read as "drawer"), and a plural's singular ("the lights": a light here).
     words = set(task_words(task)) | set(task_words(err.clause))
     said = words | {w[:-1] for w in words if w.endswith("s")} | {w[:-2] for w in words if w.endswith("es")}
@@ -192,8 +198,7 @@ def unread(task: str, world: WorldState, err: TaskNotUnderstood) -> PlannerRefus
     where = "" if err.clause == task else f" (the part {err.clause!r})"
     if named:
         return PlannerRefused(
-            f"no skill of this robot is asked {task!r}{where}: {err.forms}; no model is configured to read it "
-            f"otherwise (it names {', '.join(named)})",
+            f"no skill of this robot is asked {task!r}{where}: {err.forms}; {otherwise} (it names {', '.join(named)})",
             RefusalKind.MISSING_SKILL,
         )
     return PlannerRefused(

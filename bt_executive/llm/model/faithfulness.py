@@ -525,6 +525,18 @@ def _too_many(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     return problems
 
 
+def asks_for_anything(reading: TaskReading) -> bool:
+    """Whether any step can pass rule 3: the task asks for an action or a skill, to go home, or for a look from
+    near by. Where it asks for none ("the green cube, I would love it sitting in the bowl": no verb the lexicon
+    knows), the last step of every plan fails rule 3 (a last step is never inserted), so no plan is faithful."""
+    return bool(
+        reading.actions
+        or reading.skills
+        or any(c.intent is not None and c.intent.action is IntentAction.HOME for c in reading.clauses)
+        or any(asks_from_near(c.text) for c in reading.clauses)
+    )
+
+
 def _unasked(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
     """Rule 3: each step's skill does an action the task's verbs ask for; inserted steps are exempt."""
     allowed = reading.actions

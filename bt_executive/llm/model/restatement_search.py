@@ -36,7 +36,14 @@ from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.grammar_planner.planning_errors import NotAfforded, SameObjectTwice
 from bt_executive.llm.grounding.object_matching import UnknownObject
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
-from bt_executive.llm.model.faithfulness import Faithfulness, check_faithful, ids_in, view_steps, world_ids
+from bt_executive.llm.model.faithfulness import (
+    Faithfulness,
+    asks_for_anything,
+    check_faithful,
+    ids_in,
+    view_steps,
+    world_ids,
+)
 from bt_executive.llm.model.rewrite_grammar import Focus, Ref, RewriteGrammar, Symbol, rewrite_grammar
 from bt_executive.llm.model.task_reading import TaskReading
 from bt_executive.llm.plan import Plan, PlannerError
@@ -107,8 +114,8 @@ def faithful_restatements(
     ``on_incomplete`` is called once, as soon as the search knows it cannot try every sentence (before it
     plans the ones it still tries), so that a caller can start the model's restatement meanwhile."""
     grammar = search_grammar(registry, world, focus)
-    if not grammar.says_anything:
-        return Restatements((), True, 0)
+    if not grammar.says_anything or not asks_for_anything(reading):
+        return Restatements((), True, 0)  # no sentence could pass: none said, or every last step fails rule 3
     try:
         commands = _expand(grammar, "clause", MAX_COMMANDS)
     except _TooMany:

@@ -43,7 +43,7 @@ from typing import Any
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
 from bt_executive.llm.model.auto_planner import unread
-from bt_executive.llm.model.faithfulness import Faithfulness, check_faithful, with_note
+from bt_executive.llm.model.faithfulness import Faithfulness, asks_for_anything, check_faithful, with_note
 from bt_executive.llm.model.restatement_search import Restatements, faithful_restatements
 from bt_executive.llm.model.rewrite_grammar import Focus, RewriteGrammar, rewrite_grammar, task_focus
 from bt_executive.llm.model.task_reading import TaskReading, read_task
@@ -185,7 +185,7 @@ class RewritePlanner(KeywordContextPlanner):
         )
         if searched.none_can_pass:
             self.last_trace, self.last_rewrites = PlanningTrace(profile=self.profile.name, outcome="none faithful"), ()
-            raise self._no_restatement(task, world_state, searched)
+            raise self._no_restatement(task, world_state, searched, reading)
         meanings = searched.meanings(world_state, self.registry)
         if len(meanings) > 1:  # the task's words allow several outcomes: a small model's pick would be a guess
             self.last_trace = PlanningTrace(profile=self.profile.name, outcome="several faithful")
@@ -344,23 +344,25 @@ class RewritePlanner(KeywordContextPlanner):
         notes = f"{how}: {text!r}; {plan.notes}"[:4000]
         return with_note(plan.model_copy(update={"notes": notes, "planner": f"llm:{self.profile.name}"}), verdict)
 
-    def _no_restatement(self, task: str, world: WorldState, searched: Restatements) -> PlannerRefused:
+    def _no_restatement(
+        self, task: str, world: WorldState, searched: Restatements, reading: TaskReading
+    ) -> PlannerRefused:
         """The refusal of a task no sentence of the robot's language restates faithfully: what the grammar
         planner says of a task it cannot read (``missing_skill`` when it names something here)."""
+        if asks_for_anything(reading):
+            said = f"no sentence of this robot's language does what it says ({searched.tried} tried)"
+        else:
+            said = "no word of it asks for anything this robot's skills do (no verb the lexicon knows)"
         try:
             self.grammar_planner.plan(task, world)
         except TaskNotUnderstood as err:
-            refused = unread(task, world, err)
-            said = f"no sentence of this robot's language does what it says ({searched.tried} tried)"
+            refused = unread(task, world, err, otherwise="so no restatement in its language can be faithful")
             return PlannerRefused(f"{said}; {refused.reason}", refused.kind)
         except PlannerRefused as refused:
             return refused
         except PlannerError:
             pass
-        return PlannerRefused(
-            f"no sentence of this robot's language does what {task!r} says ({searched.tried} tried)",
-            RefusalKind.UNFAITHFUL,
-        )
+        return PlannerRefused(f"{task!r}: {said}", RefusalKind.UNFAITHFUL)
 
     def _ensure_server(self) -> None:
         with self._owned.lock:
