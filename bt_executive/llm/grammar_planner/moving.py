@@ -70,7 +70,7 @@ class Moving(SkillActs):
 
     def open_first(self, container: str, intent: Intent) -> None:
         """Open ``container`` with the skill that opens things of its kind, when there is one and no step of
-        this plan has opened it yet."""
+        this plan has opened it yet: before something is taken out of it or put into it."""
         openers = candidates(self.registry, None, {ActionVerb.OPEN})
         if not any(fit(m, Referent(container), self.world) for m in openers):
             return
@@ -109,6 +109,8 @@ class Moving(SkillActs):
         if self.affords(target, "openable") and not self.state.holds(opened):
             # An openable container takes things only when open; opening needs the gripper empty.
             self.meet_preconditions(SkillCall(skill=skill, args={param: target}), [opened])
+        else:  # a fridge or cupboard a skill here opens: opened first, as before taking out (before the grasp:
+            self.open_first(target, intent)  # opening needs the gripper empty)
         self._grasp(obj, intent)
         self.emit(skill, {param: target}, intent.clause, placed)
 
