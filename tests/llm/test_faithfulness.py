@@ -393,3 +393,29 @@ def test_a_verb_word_after_a_determiner_is_a_noun_and_asks_for_no_step(skill_reg
     assert read_task(task, WORLD, skill_registry).verbs == ("shove",)
     assert "tap" in problems(task, added_tap, WORLD, skill_registry)
     assert problems(task, plan(push("red_cube", "left")), WORLD, skill_registry) == ""
+
+
+def test_a_step_doing_what_a_clause_asks_must_act_on_what_that_clause_names() -> None:
+    # The restatement search's own wrong plan on a blind inspection round, in other words: every object the
+    # task names is used somewhere, every step's verb is asked for, but the photo asked of the gauge is a photo
+    # of nothing (and a second one of the dock).
+    inspection = load_robot(GOLDEN / "robots" / "inspection")
+    task = "1) pump house 2) black gauge reading 3) photo of that gauge 4) back to the dock"
+    wrong = Plan(
+        steps=(
+            SkillCall(skill="nav/navigate_to", args={"location": "pump_house"}),
+            SkillCall(skill="inspect/take_photo", args={}),
+            SkillCall(skill="inspect/read_gauge", args={"gauge": "p7"}),
+            SkillCall(skill="inspect/take_photo", args={"target": "charging_dock"}),
+        )
+    )
+    found = problems(task, wrong, inspection.world, inspection.registry)
+    assert "'photo of that gauge'; no step doing it (inspect/take_photo) acts on any of boiler_gauge, p7" in found
+    there = Plan(
+        steps=(
+            SkillCall(skill="nav/navigate_to", args={"location": "boiler_room"}),
+            SkillCall(skill="inspect/take_photo", args={}),
+        )
+    )
+    # a photo taken where the step before brought the robot is a photo of that place
+    assert problems("take a photo of the boiler room", there, inspection.world, inspection.registry) == ""

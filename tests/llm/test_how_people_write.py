@@ -1117,3 +1117,42 @@ def test_every_one_of_a_kind_onto_the_only_one_of_it_is_refused_not_a_crash(
     # a small model's restatement once crashed the planner here (a tower of nothing: zip() of unequal lists)
     with pytest.raises(PlannerError, match="names nothing but where it goes"):
         GrammarPlanner(robots["tabletop"].registry).plan(task, robots["tabletop"].world)
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "steps"),
+    [
+        # an object then "into"/"onto": moved there, whatever the verb (the caused-motion construction)
+        ("tabletop", "scooch the red cube onto the plate", ["pick(object=red_cube)", "place_on(target=plate)"]),
+        ("tabletop", "kindly plop the blue block into the bowl", ["pick(object=blue_cube)", "place_on(target=bowl)"]),
+        # a path particle then a place: the robot goes there, whatever the verb
+        ("home", "amble on over to the hallway", ["navigate_to(location=hallway)"]),
+        ("inspection", "scuttle back down to the control room", ["navigate_to(location=control_room)"]),
+    ],
+)
+def test_a_verb_no_one_taught_is_read_by_the_shape_of_its_clause(
+    robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]
+) -> None:
+    assert _labels(robots[robot], task) == steps
+
+
+@pytest.mark.parametrize(
+    ("robot", "task"),
+    [
+        ("tabletop", "photograph the red cube on the plate"),  # "on" also says where a thing is: no move
+        ("tabletop", "weigh the red cube in the bowl"),
+        ("home", "point to the fridge"),  # no path particle: no going
+        ("home", "send it over to the kitchen"),  # an object moved, not the robot: no going
+    ],
+)
+def test_a_shape_that_also_says_where_a_thing_is_is_no_request(
+    robots: dict[str, EvalRobot], robot: str, task: str
+) -> None:
+    with pytest.raises(PlannerError):
+        AutoPlanner(robots[robot].registry).plan(task, robots[robot].world)
+
+
+def test_an_unsafe_verb_in_a_motion_shape_is_refused_unsafe(robots: dict[str, EvalRobot]) -> None:
+    with pytest.raises(PlannerRefused) as refused:
+        AutoPlanner(robots["tabletop"].registry).plan("hurl the red cube into the bowl", robots["tabletop"].world)
+    assert refused.value.kind is RefusalKind.UNSAFE

@@ -144,6 +144,19 @@ class _Patterns:
             rf"(?:{alternatives(words.goal_verbs)})\s+"
             rf"(?:(?P<state>{states})|{on}\s+(?P<y>.+))$"
         )
+        # A verb no lexicon or manifest knows, read by the clause's shape (``_by_shape``); an "-ly" word before it
+        # is its adverb ("awfully popping the cube into the bowl").
+        verb = r"(?:[a-z]+ly\s+)?(?P<v>[a-z]+)"
+        starts = alternatives(sorted({*words.object_starts, *words.articles}))
+        self.caused_motion = re.compile(
+            rf"^{verb}\s+(?P<x>(?:{starts})\b[^-,;:]*?)\s+(?P<rel>{alternatives(words.moved_relations)})"
+            rf"\s+(?P<y>(?:{determiners})\s+.+)$"
+        )
+        self.self_motion = re.compile(
+            rf"^{verb}(?:\s+(?:{alternatives(words.motion_particles)}))+\s+(?:{alternatives(words.motion_links)})"
+            rf"\s+(?P<y>(?:{determiners})\s+.+)$"
+        )
+        self.question_words = frozenset(words.question_words)
         self.relative_pronouns = frozenset(lexicon.relative_pronouns)
         self.opened = frozenset(lexicon.states["open"])
         into = words.into_it
@@ -332,7 +345,29 @@ def _parse_clause(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     reading = rephrased(clause, skill_phrases)
     if reading is not None and (intent := _parse_plain(reading, skill_phrases)) is not None:
         return intent
-    return _parse_plain(clause, skill_phrases)
+    if (intent := _parse_plain(clause, skill_phrases)) is not None:
+        return intent
+    shaped = _by_shape(clause, skill_phrases)
+    intent = _parse_plain(shaped, skill_phrases) if shaped is not None else None
+    return None if intent is None else intent.model_copy(update={"clause": clause})
+
+
+def _by_shape(clause: str, skill_phrases: Collection[str]) -> str | None:
+    """The request a clause makes by its shape alone, when its verb is one neither the lexicon nor a manifest
+    knows: ``put X into Y`` for an object moved along a path ("pop the green cube into the bowl", "scooch the
+    mug onto the table"), ``go to Y`` for the robot going along one ("mosey on down to the pump house"). The
+    shapes are English's motion constructions, whatever the verb; the unsafe words are refused before any
+    clause is read ("hurl the cube into the bowl"); None when neither shape fits.
+    """
+    patterns = _patterns()
+    unknown = _leads(skill_phrases) | patterns.question_words
+    moved = patterns.caused_motion.match(clause)
+    if moved is not None and moved["v"] not in unknown:
+        return f"put {moved['x']} {moved['rel']} {moved['y']}"
+    going = patterns.self_motion.match(clause)
+    if going is not None and going["v"] not in unknown:
+        return f"go to {going['y']}"
+    return None
 
 
 def rephrased(clause: str, skill_phrases: Collection[str] = ()) -> str | None:

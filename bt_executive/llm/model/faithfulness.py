@@ -37,7 +37,8 @@ The rules, each with its own reason:
    that only brings the arm to a pose needs a clause that says to go home,
    whatever its actions: "tap the cube" asks for REACH, and so may the home
    skill), and what each clause's verbs ask for some step does ("open the
-   drawer and close it" needs a close; "go home" a step that brings the arm home).
+   drawer and close it" needs a close; "go home" a step that brings the arm home), on what that
+   clause names ("a photo of the gauge" is not a photo of the dock, nor of nothing).
 4. **directions and amounts**: a direction argument is one the task says (the
    one its clause says, for that clause's object), and every direction said
    is used; a quantity argument equals an amount the task says, converted to
@@ -584,10 +585,31 @@ def _undone(
         if clause.intent is not None and clause.intent.action is IntentAction.HOME:
             if not any(parse_predicate(e).name in POSE_PREDICATES for m in manifests for e in m.effects):
                 problems.append(f"the task says {clause.text!r}, which no step does")
-        elif (clause.actions or clause.skills) and not any(clause.asks_for(m) for m in manifests):
+        elif clause.actions or clause.skills:
             asks = ", ".join(sorted(a.value for a in clause.actions)) or ", ".join(sorted(clause.skills))
-            problems.append(f"the task says {clause.text!r}, which no step does ({asks})")
+            if not any(clause.asks_for(m) for m in manifests):
+                problems.append(f"the task says {clause.text!r}, which no step does ({asks})")
+            elif not any(clause.asks_for(m) for m in done) and (missed := _not_on_its_objects(clause, steps)):
+                problems.append(f"the task says {clause.text!r}; no step doing it ({asks}) acts on {missed}")
     return problems
+
+
+def _not_on_its_objects(clause: ClauseReading, steps: Sequence[StepView]) -> str:
+    """What a clause names that no step doing what it asks acts on ('' when one does, or it names nothing):
+    "photo of that gauge" is not done by a photo of the dock, nor by a photo of nothing. A step right after one
+    that brought the robot to a place acts there too ("a photo of the boiler room": go there, take a photo)."""
+    named = {i for m in clause.mentions if m.required and not m.excluded for i in m.ids}
+    if not named:
+        return ""
+    for index, step in enumerate(steps):
+        if step.manifest is None or not clause.asks_for(step.manifest):
+            continue
+        where = set(step.acted)
+        if index > 0 and (there := _brings_robot_to(steps[index - 1])) is not None:
+            where.add(there)
+        if where & named:
+            return ""
+    return ", ".join(sorted(named)) if len(named) == 1 else f"any of {', '.join(sorted(named))}"
 
 
 def _nothing_done(reading: TaskReading, done: Sequence[SkillManifest], world: WorldState) -> list[str]:
