@@ -1125,6 +1125,8 @@ def test_every_one_of_a_kind_onto_the_only_one_of_it_is_refused_not_a_crash(
         # an object then "into"/"onto": moved there, whatever the verb (the caused-motion construction)
         ("tabletop", "scooch the red cube onto the plate", ["pick(object=red_cube)", "place_on(target=plate)"]),
         ("tabletop", "kindly plop the blue block into the bowl", ["pick(object=blue_cube)", "place_on(target=bowl)"]),
+        # an object then a way said with "to": pushed that way, whatever the verb
+        ("tabletop", "inch the blue block towards the right", ["push(object=blue_cube, direction=right)"]),
         # a path particle then a place: the robot goes there, whatever the verb
         ("home", "amble on over to the hallway", ["navigate_to(location=hallway)"]),
         ("inspection", "scuttle back down to the control room", ["navigate_to(location=control_room)"]),
@@ -1141,6 +1143,7 @@ def test_a_verb_no_one_taught_is_read_by_the_shape_of_its_clause(
     [
         ("tabletop", "photograph the red cube on the plate"),  # "on" also says where a thing is: no move
         ("tabletop", "weigh the red cube in the bowl"),
+        ("tabletop", "count the cubes left"),  # a bare way may be a verb's ("left": remaining)
         ("home", "point to the fridge"),  # no path particle: no going
         ("home", "send it over to the kitchen"),  # an object moved, not the robot: no going
     ],

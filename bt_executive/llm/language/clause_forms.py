@@ -156,6 +156,13 @@ class _Patterns:
             rf"^{verb}(?:\s+(?:{alternatives(words.motion_particles)}))+\s+(?:{alternatives(words.motion_links)})"
             rf"\s+(?P<y>(?:{determiners})\s+.+)$"
         )
+        ways = alternatives([phrase for phrase, _ in lexicon.direction_phrases()])
+        vague = alternatives(lexicon.vague_amounts)
+        self.moved_way = re.compile(
+            rf"^{verb}\s+(?P<x>(?:{starts})\b[^-,;:]*?)\s+(?:(?:{alternatives(words.moved_particles)})\s+)?"
+            rf"(?:(?:{vague})\s+)?(?:{alternatives(lexicon.clause_patterns.towards)})\s+(?:the\s+)?(?P<d>{ways})"
+            rf"(?:\s+(?:{vague}))?$"
+        )
         self.question_words = frozenset(words.question_words)
         self.relative_pronouns = frozenset(lexicon.relative_pronouns)
         self.opened = frozenset(lexicon.states["open"])
@@ -355,15 +362,18 @@ def _parse_clause(clause: str, skill_phrases: Collection[str]) -> Intent | None:
 def _by_shape(clause: str, skill_phrases: Collection[str]) -> str | None:
     """The request a clause makes by its shape alone, when its verb is one neither the lexicon nor a manifest
     knows: ``put X into Y`` for an object moved along a path ("pop the green cube into the bowl", "scooch the
-    mug onto the table"), ``go to Y`` for the robot going along one ("mosey on down to the pump house"). The
-    shapes are English's motion constructions, whatever the verb; the unsafe words are refused before any
-    clause is read ("hurl the cube into the bowl"); None when neither shape fits.
-    """
+    mug onto the table"), ``push X left`` for one moved a way ("edge the cube over to the left"), ``go to Y``
+    for the robot going along a path ("mosey on down to the pump house"). The shapes are English's motion
+    constructions, whatever the verb; the unsafe words are refused before any clause is read ("hurl the cube
+    into the bowl"); None when no shape fits."""
     patterns = _patterns()
     unknown = _leads(skill_phrases) | patterns.question_words
     moved = patterns.caused_motion.match(clause)
     if moved is not None and moved["v"] not in unknown:
         return f"put {moved['x']} {moved['rel']} {moved['y']}"
+    pushed = patterns.moved_way.match(clause)
+    if pushed is not None and pushed["v"] not in unknown:
+        return f"push {pushed['x']} {pushed['d']}"
     going = patterns.self_motion.match(clause)
     if going is not None and going["v"] not in unknown:
         return f"go to {going['y']}"

@@ -408,6 +408,7 @@ class ClauseFormWords(_WordLists):
     bottom_endings: Words = Field(description="'green at the bottom'")
     top_endings: Words = Field(description="'red on top'")
     moved_relations: Words = Field(description="'pop the cube into the bowl', whatever the verb: moved there")
+    moved_particles: Words = Field(description="'edge the cube over to the left', whatever the verb: pushed")
     motion_particles: Words = Field(description="'mosey on down to the kitchen', whatever the verb: a going")
     motion_links: Words = Field(description="after a going's particles, before the place ('... on down to')")
     goal_leads: Words = Field(description="'make sure the drawer is open'")
