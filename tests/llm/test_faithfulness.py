@@ -419,3 +419,11 @@ def test_a_step_doing_what_a_clause_asks_must_act_on_what_that_clause_names() ->
     )
     # a photo taken where the step before brought the robot is a photo of that place
     assert problems("take a photo of the boiler room", there, inspection.world, inspection.registry) == ""
+
+
+def test_an_object_named_only_as_a_place_is_not_moved(skill_registry: SkillRegistry) -> None:
+    task = "tap the red cube, then put the green cube on the plate, then push it left"
+    place = [tap("red_cube"), ("pick", {"object": "green_cube"}), ON_PLATE]
+    wrong = problems(task, plan(*place, push("plate", "left")), WORLD, skill_registry)
+    assert "step 4 push(plate, left) moves plate, which the task names only as where things go" in wrong
+    assert problems(task, plan(*place, push("green_cube", "left")), WORLD, skill_registry) == ""

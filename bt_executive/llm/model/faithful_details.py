@@ -32,6 +32,11 @@ Each came from a model plan the earlier rules let through (SmolLM2 restating bli
 13. **from near by**: a clause asking for a look from near by ("a detail photo of the boiler gauge", "a close-up
    of the valve") is served after a step that approaches what it names, as the grammar plans it, on a robot
    with a skill that approaches things.
+14. **places stay put**: an object the task names only as where things go or come from ("on the plate", "into
+   the bowl") is not itself picked, pushed or carried ("tap the red cube, then put the green one on the plate
+   and push it left" does not push the plate), unless a step is inserted to clear the way for a later one.
+   Read from the clauses the grammar parsed; an object a clause it could not parse names, or an "it" it could
+   not ground, may be either, so the rule says nothing of it.
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ from bt_executive.llm.language.quantities import COUNT, said_number
 from bt_executive.llm.language.task_grammar import asks_from_near
 from bt_executive.llm.model.task_reading import ClauseReading, TaskReading
 from bt_executive.skills.conditions import SymbolicState
-from bt_executive.skills.manifest import SkillManifest
+from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
 from bt_executive.skills.predicates import parse_predicate
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
@@ -391,3 +396,36 @@ __all__ = [
     "stated_on",
     "unread",
 ]
+
+
+MOVING = frozenset({ActionVerb.PICK, ActionVerb.PICK_AND_PLACE, ActionVerb.TRANSFER, ActionVerb.GRASP, ActionVerb.PUSH})
+"""A skill whose main (first) action is one of these moves the thing its object parameter names (rule 14)."""
+
+
+def places_moved(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
+    """Rule 14: no step moves an object the task names only as a place (see the module doc)."""
+    objects: set[str] = set()
+    places: set[str] = set()
+    unknown: set[str] = set()
+    for clause in reading.clauses:
+        intent = clause.intent
+        if intent is None:
+            unknown |= clause.named  # a clause the grammar could not parse: its objects' roles are not known
+            continue
+        if intent.object is not None and not clause.object_ids:
+            return []  # an "it" the reading did not ground may stand for any place named before
+        objects |= set(clause.object_ids)
+        places |= set(clause.target_ids)
+    only = places - objects - unknown
+    problems = []
+    for step in steps:
+        manifest = step.manifest
+        if manifest is None or not manifest.actions or manifest.actions[0] not in MOVING:
+            continue  # by its main action: closing a drawer pushes it, but does not move it anywhere
+        if step.inserted_for is not None and not step.detour:
+            continue  # set aside to clear the way ("pick up the blue cube" with the red one on it)
+        for param, role in manifest.roles().items():
+            value = step.call.args.get(param)
+            if role is Role.OBJECT and isinstance(value, str) and value in only:
+                problems.append(f"{step.label} moves {value}, which the task names only as where things go")
+    return problems

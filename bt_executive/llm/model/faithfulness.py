@@ -48,10 +48,11 @@ The rules, each with its own reason:
    the bowl") is on or in its target when the plan ends, as far as the
    skills' effects say (the symbolic simulator the tree's plan check uses).
 
-Rules 6-13 (``faithful_details``): no call made more often than asked, no number said and dropped, no
+Rules 6-14 (``faithful_details``): no call made more often than asked, no number said and dropped, no
 placement the wrong way round, no option said and left at its default, no clause done out of turn, no going
 back to a clause once the next one is started (and a clause said to come "in between" done inside the one
-before it), no request left that no verb here reads, no look from near by without an approach first.
+before it), no request left that no verb here reads, no look from near by without an approach first,
+no place named moved.
 
 Decisions:
 
@@ -91,6 +92,7 @@ from bt_executive.llm.model.faithful_details import (
     not_near,
     options,
     out_of_turn,
+    places_moved,
     pronoun_objects,
     repeated,
     repeats,
@@ -185,6 +187,7 @@ def check_faithful(
         *_targets(reading, steps),
         *unread(reading),
         *not_near(reading, steps, registry),
+        *places_moved(reading, steps),
     ]
     inserted = tuple(f"{s.label} ({s.inserted_for})" for s in steps if s.inserted_for is not None)
     return Faithfulness(problems=tuple(dict.fromkeys(problems)), inserted=inserted)
