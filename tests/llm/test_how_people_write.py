@@ -1159,3 +1159,26 @@ def test_an_unsafe_verb_in_a_motion_shape_is_refused_unsafe(robots: dict[str, Ev
     with pytest.raises(PlannerRefused) as refused:
         AutoPlanner(robots["tabletop"].registry).plan("hurl the red cube into the bowl", robots["tabletop"].world)
     assert refused.value.kind is RefusalKind.UNSAFE
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "steps"),
+    [
+        # what something shows, asked after any verb, asks for its reading
+        ("inspection", "jot down what the white thermometer is showing", ["read_gauge(gauge=t3)"]),
+        ("inspection", "figure out what the label on shelf a says", ["read_label(object=label_l4)"]),
+        # British "wants doing": needs doing
+        ("home", "the bin wants emptying", ["empty_trash(bin=bin)"]),
+    ],
+)
+def test_what_needs_doing_said_another_way(
+    robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]
+) -> None:
+    assert _labels(robots[robot], task) == steps
+
+
+def test_a_verb_that_says_not_to_mind_a_reading_asks_for_none(robots: dict[str, EvalRobot]) -> None:
+    with pytest.raises(PlannerError):
+        AutoPlanner(robots["inspection"].registry).plan(
+            "ignore what the white thermometer says", robots["inspection"].world
+        )
