@@ -85,7 +85,11 @@ def run_plan(args: argparse.Namespace) -> int:
         # whose step could never start (pick(plate) while holding the cube) is refused with the step named.
         plan = require_runnable(planner.plan(args.task, world), registry, world)
     except PlannerRefused as err:
-        listed = f" (candidates: {', '.join(err.candidates)})" if err.candidates else ""
+        if any(" " in c for c in err.candidates):  # whole sentences (several meanings): one a line, to say again
+            listed = "".join(f"\n  {c}" for c in err.candidates)
+            listed = f"\nsay one of these to have it planned:{listed}"
+        else:
+            listed = f" (candidates: {', '.join(err.candidates)})" if err.candidates else ""
         sys.stderr.write(f"planner_refused ({err.kind.value}): {err.reason}{listed}\n")
         return 1
     except PlanRefused as err:

@@ -198,3 +198,20 @@ def test_an_unfaithful_model_plan_is_printed_as_an_unfaithful_refusal(
         True,
         err,
     )
+
+
+def test_a_task_with_several_meanings_lists_each_as_a_task_to_say_again(capsys: pytest.CaptureFixture[str]) -> None:
+    # auto's restatement search settles this one with no model call: two faithful meanings
+    task = "the red or the green cube into the bowl please"
+    status = main(["plan", task, "--planner", "auto", "--world", str(TABLETOP_WORLD)])
+    said = capsys.readouterr().err
+    assert status == 1
+    assert "planner_refused (ambiguous)" in said
+    candidates = said.split("say one of these to have it planned:\n", 1)[1].splitlines()
+    assert [c.strip().split()[:4] for c in candidates] == [
+        ["put", "the", "red", "cube"],
+        ["put", "the", "green", "cube"],
+    ]
+    assert main(["plan", candidates[1].strip(), "--world", str(TABLETOP_WORLD), "--json"]) == 0  # the one meant
+    planned = json.loads(capsys.readouterr().out)
+    assert planned["steps"][0]["args"] == {"object": "green_cube"}

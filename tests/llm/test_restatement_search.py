@@ -112,6 +112,10 @@ def test_faithful_plans_with_different_outcomes_are_refused_ambiguous_naming_the
     assert "'put the red cube" in refused.value.reason
     assert "'put the green cube" in refused.value.reason
     assert len(planner.last_rewrites) == 2
+    # which did you mean? Each candidate is a task of its own, and says one meaning: planned as it is
+    assert refused.value.candidates == planner.last_rewrites
+    chosen = [planner.plan(sentence, tabletop.world) for sentence in refused.value.candidates]
+    assert {plan.steps[0].args["object"] for plan in chosen} == {"red_cube", "green_cube"}
 
 
 def test_a_skill_taking_no_object_is_not_a_meaning_of_a_task_naming_none_of_its_objects(home: EvalRobot) -> None:

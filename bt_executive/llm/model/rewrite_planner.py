@@ -17,7 +17,8 @@ ORIGINAL task (``faithfulness``)::
 Before the model is asked, every sentence of the narrowed language is
 planned and checked (``restatement_search``): where none is faithful the task
 is refused with no model call; where one is, that is the plan; where several
-with different outcomes are, the task is refused as ambiguous, naming them.
+with different outcomes are, the task is refused as ambiguous, naming them
+(its candidates: each a sentence the user may say instead, to have that one planned).
 Only a language too large to search is left to the model to restate freely;
 its first request goes out as soon as the search knows that, while the search
 runs on (llama.cpp keeps to one core of two: the two overlap).
@@ -191,9 +192,10 @@ class RewritePlanner(KeywordContextPlanner):
             self.last_trace = PlanningTrace(profile=self.profile.name, outcome="several faithful")
             self.last_rewrites = tuple(sentence for sentence, _, _ in meanings)
             said = "; ".join(f"{sentence!r}" for sentence, _, _ in meanings[:4])
-            raise PlannerRefused(
+            raise PlannerRefused(  # the candidates are tasks of their own: the user says one to have it planned
                 f"{task!r} may mean any of {said}{' ...' if len(meanings) > 4 else ''}: say which",
                 RefusalKind.AMBIGUOUS,
+                candidates=self.last_rewrites,
             )
         if meanings:  # the one faithful meaning: nothing for the model to choose
             ((sentence, only, verdict),) = meanings
