@@ -1182,3 +1182,16 @@ def test_a_verb_that_says_not_to_mind_a_reading_asks_for_none(robots: dict[str, 
         AutoPlanner(robots["inspection"].registry).plan(
             "ignore what the white thermometer says", robots["inspection"].world
         )
+
+
+def test_a_mobile_robot_sets_what_it_holds_down_on_the_one_table_to_free_its_hand(
+    robots: dict[str, EvalRobot],
+) -> None:
+    home = robots["home"]
+    holding = Scenario(holding="m7").apply(home.world)  # no object is called "table": the kitchen table is it
+    assert _labels(home, "open the front door", holding) == [
+        "approach_object(object=kitchen_table)",
+        "place_on(target=kitchen_table)",
+        "approach_object(object=front_door)",
+        "open_door(door=front_door)",
+    ]

@@ -16,6 +16,7 @@ from bt_executive.llm.grammar_planner.planning_errors import (
     UnplannableStep,
 )
 from bt_executive.llm.grammar_planner.skill_choice import affordance_needs, names_category
+from bt_executive.llm.grounding.object_matching import match_objects
 from bt_executive.llm.language.task_grammar import Intent
 from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
@@ -197,13 +198,25 @@ class Chaining(ObjectPhrases):
             )
         return top[0]
 
+    def parking_surface(self) -> str | None:
+        """Where a held thing is set down to free the gripper: the world's ``table``, else the one object "the
+        table" names here (a home's kitchen table; faithfulness allows setting aside there too); None when
+        there is none, or an earlier failure ruled it out."""
+        if self.world.object(PARKING_SURFACE) is not None:
+            surface: str | None = PARKING_SURFACE
+        else:
+            named = match_objects(f"the {PARKING_SURFACE}", self.world).ids
+            surface = named[0] if len(named) == 1 else None
+        return None if surface is None or surface in self.history.excluded else surface
+
     def park(self, held: str, why: str) -> bool:
         """Put ``held`` down on the parking surface; False when there is none to use."""
-        if self.world.object(PARKING_SURFACE) is None or PARKING_SURFACE in self.history.excluded:
+        surface = self.parking_surface()
+        if surface is None:
             return False
-        self.notes.append(f"put {held} down on the {PARKING_SURFACE} {why}")
-        skill, param = self.placer(PARKING_SURFACE)
-        self.emit(skill, {param: PARKING_SURFACE}, f"put {held} down {why}", [atom("on", held, PARKING_SURFACE)])
+        self.notes.append(f"put {held} down on the {surface} {why}")
+        skill, param = self.placer(surface)
+        self.emit(skill, {param: surface}, f"put {held} down {why}", [atom("on", held, surface)])
         return True
 
     def free_gripper(self, keep: str | None, intent: Intent) -> None:
@@ -211,11 +224,12 @@ class Chaining(ObjectPhrases):
         held = self.held()
         if held is None or held == keep:
             return
-        if self.world.object(PARKING_SURFACE) is None or PARKING_SURFACE in self.history.excluded:
+        surface = self.parking_surface()
+        if surface is None:
             raise UnplannableStep(f"{intent.clause!r} needs an empty gripper, but it holds {held}; say where to put it")
-        self.notes.append(f"put {held} down on the {PARKING_SURFACE}: {intent.clause!r} needs an empty gripper")
-        skill, param = self.placer(PARKING_SURFACE)
-        self.emit(skill, {param: PARKING_SURFACE}, f"{intent.clause}: put {held} down first")
+        self.notes.append(f"put {held} down on the {surface}: {intent.clause!r} needs an empty gripper")
+        skill, param = self.placer(surface)
+        self.emit(skill, {param: surface}, f"{intent.clause}: put {held} down first")
 
     def affords(self, object_id: str, affordance: str) -> bool:
         """Whether the world says ``object_id`` affords this (a drawer listed only by id opens)."""
