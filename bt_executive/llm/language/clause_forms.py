@@ -367,15 +367,15 @@ def _by_shape(clause: str, skill_phrases: Collection[str]) -> str | None:
     constructions, whatever the verb; the unsafe words are refused before any clause is read ("hurl the cube
     into the bowl"); None when no shape fits."""
     patterns = _patterns()
-    unknown = _leads(skill_phrases) | patterns.question_words
+    known = _leads(skill_phrases) | patterns.question_words  # a verb that has forms of its own, or a question
     moved = patterns.caused_motion.match(clause)
-    if moved is not None and moved["v"] not in unknown:
+    if moved is not None and moved["v"] not in known:
         return f"put {moved['x']} {moved['rel']} {moved['y']}"
     pushed = patterns.moved_way.match(clause)
-    if pushed is not None and pushed["v"] not in unknown:
+    if pushed is not None and pushed["v"] not in known:
         return f"push {pushed['x']} {pushed['d']}"
     going = patterns.self_motion.match(clause)
-    if going is not None and going["v"] not in unknown:
+    if going is not None and going["v"] not in known:
         return f"go to {going['y']}"
     return None
 
