@@ -13,6 +13,7 @@ import pytest
 from bt_executive.llm.eval.eval_robots import EvalRobot, load_robot
 from bt_executive.llm.eval.planner_eval import Scenario
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
+from bt_executive.llm.language.clause_split import normalise_task
 from bt_executive.llm.model.auto_planner import AutoPlanner
 from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.world_state import WorldState
@@ -1167,6 +1168,14 @@ def test_an_unsafe_verb_in_a_motion_shape_is_refused_unsafe(robots: dict[str, Ev
         # what something shows, asked after any verb, asks for its reading
         ("inspection", "jot down what the white thermometer is showing", ["read_gauge(gauge=t3)"]),
         ("inspection", "figure out what the label on shelf a says", ["read_label(object=label_l4)"]),
+        # a terse state of a switch, no verb: "light switch off"
+        ("home", "light switch off", ["approach_object(object=s1)", "flip_switch(switch=s1, state=off)"]),
+        # a list numbered 1. 2. 3. on one line
+        (
+            "home",
+            "1. empty the bin 2. shut the brown door",
+            ["empty_trash(bin=bin)", "approach_object(object=d2)", "close_door(door=d2)"],
+        ),
         # British "wants doing": needs doing
         ("home", "the bin wants emptying", ["empty_trash(bin=bin)"]),
     ],
@@ -1195,3 +1204,11 @@ def test_a_mobile_robot_sets_what_it_holds_down_on_the_one_table_to_free_its_han
         "approach_object(object=front_door)",
         "open_door(door=front_door)",
     ]
+
+
+def test_a_number_ending_a_sentence_is_no_list_mark() -> None:
+    # only numbers running 1, 2, 3 from the start mark a list: "for 3." is an amount
+    assert normalise_task("1. wait for 3. then open the drawer 2. tap the cube") == (
+        "wait for 3, then open the drawer, then tap the cube"
+    )
+    assert normalise_task("wait for 10. then open the drawer") == "wait for 10, then open the drawer"

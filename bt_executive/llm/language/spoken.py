@@ -102,8 +102,22 @@ def strip_enumerators(task: str) -> str:
     patterns = _patterns()
     task = patterns.heading.sub("", task, count=1)
     task = _LIST_MARK.sub(", ", task)  # "(1) pump house (2) boiler room": a list, not a remark in brackets
+    task = _numbered_on_one_line(task)
     listed = patterns.inline_numbers.sub(", then ", _PARENTHESIS.sub("", task))
     return patterns.enumerators.sub(", ", listed).strip(" ,")
+
+
+def _numbered_on_one_line(task: str) -> str:
+    """ "1. light off 2. shut the door 3. wait 10 s": the items of a list numbered on one line, when its numbers
+    run 1, 2, 3 from its start (a lone "10." ends a sentence about ten of something, and stays)."""
+    if re.match(r"^\s*1[.)]\s", task) is None:
+        return task
+    number, start = 2, 0
+    while (mark := re.compile(rf"(?<=\s){number}[.)]\s+(?:then\s+)?").search(task, start)) is not None:
+        head = f"{task[: mark.start()].rstrip()}, then "
+        task, start = head + task[mark.end() :], len(head)  # the next number comes after this one
+        number += 1
+    return task
 
 
 def dropped_heading(task: str) -> str:
