@@ -427,3 +427,15 @@ def test_an_object_named_only_as_a_place_is_not_moved(skill_registry: SkillRegis
     wrong = problems(task, plan(*place, push("plate", "left")), WORLD, skill_registry)
     assert "step 4 push(plate, left) moves plate, which the task names only as where things go" in wrong
     assert problems(task, plan(*place, push("green_cube", "left")), WORLD, skill_registry) == ""
+
+
+def test_a_pick_is_no_fetch_and_a_put_down_no_hand_over() -> None:
+    home = load_robot(GOLDEN / "robots" / "home")
+    fetch = Plan(steps=(SkillCall(skill="handover/fetch", args={"object": "blue_mug"}),))
+    assert "handover/fetch hands a thing over (TRANSFER)" in problems(
+        "pick up the blue mug", fetch, home.world, home.registry
+    )
+    assert problems("fetch the blue mug for me", fetch, home.world, home.registry) == ""  # asked by its phrase
+    holding = home.world.model_copy(update={"gripper": GripperState(holding="m7")})
+    hand_over = Plan(steps=(SkillCall(skill="handover/hand_over", args={}),))
+    assert "hands a thing over" in problems("put the red mug down", hand_over, holding, home.registry)

@@ -36,9 +36,11 @@ The rules, each with its own reason:
    manifest's own ``language.phrases``; inserted steps are exempt; a step
    that only brings the arm to a pose needs a clause that says to go home,
    whatever its actions: "tap the cube" asks for REACH, and so may the home
-   skill), and what each clause's verbs ask for some step does ("open the
-   drawer and close it" needs a close; "go home" a step that brings the arm home), on what that
-   clause names ("a photo of the gauge" is not a photo of the dock, nor of nothing).
+   skill; a skill that picks or lets go and hands over, a fetch, needs a verb
+   asking for the handing: "pick up the mug" is no fetch), and what each
+   clause's verbs ask for some step does ("open the drawer and close it" needs
+   a close; "go home" a step that brings the arm home), on what that clause
+   names ("a photo of the gauge" is not a photo of the dock, nor of nothing).
 4. **directions and amounts**: a direction argument is one the task says (the
    one its clause says, for that clause's object), and every direction said
    is used; a quantity argument equals an amount the task says, converted to
@@ -102,7 +104,7 @@ from bt_executive.llm.model.task_reading import ClauseReading, Mention, TaskRead
 from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
 from bt_executive.skills.call import AttemptRecord, SkillCall
 from bt_executive.skills.conditions import HELD, SymbolicState, atom_holds, bind
-from bt_executive.skills.manifest import Role, SkillManifest
+from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
 from bt_executive.skills.predicates import Predicate, parse_predicate
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
@@ -564,11 +566,22 @@ def _unasked(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
                 continue
             problems.append(f"{step.label} only brings the arm to a pose, and the task says nothing of going home")
             continue
+        if _hands_over(manifest) and ActionVerb.TRANSFER not in allowed and manifest.id not in reading.skills:
+            problems.append(f"{step.label}: {manifest.id} hands a thing over (TRANSFER), which the task does not ask")
+            continue
         if set(manifest.actions) & allowed or manifest.id in reading.skills:
             continue
         does = ", ".join(a.value for a in manifest.actions)
         problems.append(f"{step.label}: {manifest.id} does {does}, which the task does not ask for ({asked})")
     return problems
+
+
+def _hands_over(manifest: SkillManifest) -> bool:
+    """A skill that picks a thing up or lets it go and hands it over (a fetch, a hand-over): "pick up the mug"
+    asks for the pick, not for the mug to go to someone, so a verb must ask for the transfer itself (taking
+    what a person hands, a grasp, is asked by "take it")."""
+    actions = set(manifest.actions)
+    return ActionVerb.TRANSFER in actions and bool(actions & {ActionVerb.PICK, ActionVerb.RELEASE})
 
 
 def _undone(
