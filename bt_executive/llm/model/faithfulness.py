@@ -174,7 +174,7 @@ def check_faithful(
     problems = [
         *_unused(reading, steps, done),
         *_unnamed(reading, steps, world),
-        *_unasked(reading, steps),
+        *_unasked(reading, steps, registry),
         *_undone(reading, steps, done_skills, world),
         *_directions(reading, steps),
         *_amounts(reading, steps),
@@ -543,9 +543,13 @@ def asks_for_anything(reading: TaskReading) -> bool:
     )
 
 
-def _unasked(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
+def _unasked(reading: TaskReading, steps: Sequence[StepView], registry: SkillRegistry) -> list[str]:
     """Rule 3: each step's skill does an action the task's verbs ask for; inserted steps are exempt."""
     allowed = reading.actions
+    # the handing is asked by a verb, or by the phrase of a skill that hands over ("hand me the mug": fetch's)
+    handing = ActionVerb.TRANSFER in allowed or any(
+        ActionVerb.TRANSFER in registry.get(s).actions for s in reading.skills if s in registry
+    )
     verbs = ", ".join(repr(v) for v in reading.verbs)
     wanted = ", ".join(sorted(a.value for a in allowed))
     if not allowed:
@@ -566,7 +570,7 @@ def _unasked(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
                 continue
             problems.append(f"{step.label} only brings the arm to a pose, and the task says nothing of going home")
             continue
-        if _hands_over(manifest) and ActionVerb.TRANSFER not in allowed and manifest.id not in reading.skills:
+        if _hands_over(manifest) and not handing and manifest.id not in reading.skills:
             problems.append(f"{step.label}: {manifest.id} hands a thing over (TRANSFER), which the task does not ask")
             continue
         if set(manifest.actions) & allowed or manifest.id in reading.skills:
