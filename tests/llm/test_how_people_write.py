@@ -1168,6 +1168,7 @@ def test_an_unsafe_verb_in_a_motion_shape_is_refused_unsafe(robots: dict[str, Ev
         # what something shows, asked after any verb, asks for its reading
         ("inspection", "jot down what the white thermometer is showing", ["read_gauge(gauge=t3)"]),
         ("inspection", "figure out what the label on shelf a says", ["read_label(object=label_l4)"]),
+        ("inspection", "figure out what the tag on shelf a says", ["read_label(object=label_l4)"]),  # a tag: a label
         # a terse state of a switch, no verb: "light switch off"
         ("home", "light switch off", ["approach_object(object=s1)", "flip_switch(switch=s1, state=off)"]),
         # a list numbered 1. 2. 3. on one line
