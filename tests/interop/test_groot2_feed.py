@@ -8,6 +8,7 @@ tree and polls the statuses, as Groot2 does.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -92,8 +93,12 @@ def seen(skill_registry: SkillRegistry, clean_blackboard: None) -> Iterator[list
     client = btview_client.Groot2Client("127.0.0.1", port, timeout_ms=3000)
     out: list[Seen] = []
     try:
-        for _ in range(300):
+        # Bounded by time, not ticks: the replan runs on the planner's thread, which a busy machine may not
+        # schedule within a few hundred ticks (a tick-count bound failed once in CI this way).
+        deadline = time.monotonic() + 60.0
+        while time.monotonic() < deadline:
             tree.tick_once()
+            time.sleep(0.001)
             if live.update():
                 snapshot = json.loads(json.dumps(live.snapshot()))
                 feed.on_snapshot(snapshot)
