@@ -368,15 +368,14 @@ def _by_shape(clause: str, skill_phrases: Collection[str]) -> str | None:
     into the bowl"); None when no shape fits."""
     patterns = _patterns()
     known = _leads(skill_phrases) | patterns.question_words  # a verb that has forms of its own, or a question
-    moved = patterns.caused_motion.match(clause)
-    if moved is not None and moved["v"] not in known:
-        return f"put {moved['x']} {moved['rel']} {moved['y']}"
-    pushed = patterns.moved_way.match(clause)
-    if pushed is not None and pushed["v"] not in known:
-        return f"push {pushed['x']} {pushed['d']}"
-    going = patterns.self_motion.match(clause)
-    if going is not None and going["v"] not in known:
-        return f"go to {going['y']}"
+    shapes = (
+        (patterns.caused_motion, "put {x} {rel} {y}"),
+        (patterns.moved_way, "push {x} {d}"),
+        (patterns.self_motion, "go to {y}"),
+    )
+    for shape, request in shapes:
+        if (match := shape.match(clause)) is not None and match["v"] not in known:
+            return request.format(**match.groupdict())
     return None
 
 

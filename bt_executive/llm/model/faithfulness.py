@@ -535,12 +535,13 @@ def asks_for_anything(reading: TaskReading) -> bool:
     """Whether any step can pass rule 3: the task asks for an action or a skill, to go home, or for a look from
     near by. Where it asks for none ("the green cube, I would love it sitting in the bowl": no verb the lexicon
     knows), the last step of every plan fails rule 3 (a last step is never inserted), so no plan is faithful."""
-    return bool(
-        reading.actions
-        or reading.skills
-        or any(c.intent is not None and c.intent.action is IntentAction.HOME for c in reading.clauses)
-        or any(asks_from_near(c.text) for c in reading.clauses)
-    )
+    near = any(asks_from_near(c.text) for c in reading.clauses)
+    return bool(reading.actions or reading.skills or _says_go_home(reading) or near)
+
+
+def _says_go_home(reading: TaskReading) -> bool:
+    """Whether a clause says to go home: a step that only brings the arm to a pose may serve it (rule 3)."""
+    return any(c.intent is not None and c.intent.action is IntentAction.HOME for c in reading.clauses)
 
 
 def _unasked(reading: TaskReading, steps: Sequence[StepView], registry: SkillRegistry) -> list[str]:
@@ -556,7 +557,7 @@ def _unasked(reading: TaskReading, steps: Sequence[StepView], registry: SkillReg
         asked = "it has no verb the lexicon knows"
     else:  # the actions come from verbs, or from a form with none ("red on green", "build a tower")
         asked = f"its verbs ({verbs}) ask for {wanted}" if verbs else f"it asks for {wanted}"
-    homing = any(c.intent is not None and c.intent.action is IntentAction.HOME for c in reading.clauses)
+    homing = _says_go_home(reading)
     near = {i for c in reading.clauses if asks_from_near(c.text) for i in c.named}  # "a detail photo of X"
     problems = []
     for step in steps:

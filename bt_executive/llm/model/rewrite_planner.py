@@ -105,6 +105,7 @@ class _AheadRequest:
             except BaseException as err:  # re-raised by take(), in the planning thread
                 reply.set_exception(err)
 
+        # A daemon thread, not an executor's: a reply no one waits for must not hold up the process's exit.
         threading.Thread(target=run, name="rewrite-ahead", daemon=True).start()
 
     def take(self) -> tuple[str, int, int] | None:
