@@ -258,6 +258,28 @@ def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> lis
                 "place_in(container=bin)",
             ],
         ),
+        # a place said before the request: where its object is
+        ("home", "in the kitchen, wipe the table", ["wipe_table(surface=kitchen_table)"]),
+        (
+            "home",
+            "in the living room make the light on",
+            ["approach_object(object=s1)", "flip_switch(switch=s1, state=on)"],
+        ),
+        # a light put or made on and off, whatever its room's words before it
+        (
+            "home",
+            "be a pet and put the living room light off",
+            ["approach_object(object=s1)", "flip_switch(switch=s1, state=off)"],
+        ),
+        # other names of a room: the world's region
+        ("home", "go to the lounge", ["navigate_to(location=living_room)"]),
+        ("home", "vacuum the hall", ["vacuum_floor(zone=hallway)"]),
+        (
+            "home",
+            "switch off the front room light",
+            ["approach_object(object=s1)", "flip_switch(switch=s1, state=off)"],
+        ),
+        ("inspection", "head to the control centre", ["navigate_to(location=control_room)"]),
     ],
 )
 def test_a_way_of_writing_plans_as_meant(robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]) -> None:
@@ -1213,3 +1235,16 @@ def test_a_number_ending_a_sentence_is_no_list_mark() -> None:
         "wait for 3, then open the drawer, then tap the cube"
     )
     assert normalise_task("wait for 10. then open the drawer") == "wait for 10, then open the drawer"
+
+
+def test_a_room_name_something_here_is_called_stays_its_own(robots: dict[str, EvalRobot]) -> None:
+    """ "hall" is the hallway only where nothing of the world is called a hall."""
+    from bt_executive.llm.grounding.place_names import named_places
+
+    home = robots["home"].world
+    assert named_places("vacuum the hall", home).text == "vacuum the hallway"
+    with_hall = home.model_copy(update={"regions": {**home.regions, "great_hall": home.regions["hallway"]}})
+    assert named_places("vacuum the hall", with_hall).text == "vacuum the hall"
+    # a world with no living room reads no lounge as one
+    inspection = robots["inspection"].world
+    assert named_places("go to the lounge", inspection).text == "go to the lounge"

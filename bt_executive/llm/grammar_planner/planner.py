@@ -52,6 +52,7 @@ from bt_executive.llm.grammar_planner.planning_errors import (
 )
 from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words, robot_verbs
 from bt_executive.llm.grounding.object_matching import UnknownObject, match_objects, object_words
+from bt_executive.llm.grounding.place_names import named_places
 from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.llm.language.quantities import COUNT
 from bt_executive.llm.language.task_grammar import Intent, IntentAction, TaskNotUnderstood, parse_task
@@ -87,16 +88,18 @@ class GrammarPlanner:
         try:
             return self._plan(task, world_state, prior_attempts)
         except (TaskNotUnderstood, UnknownObject) as first:
-            words = task.split()
+            placed = named_places(task, world_state)  # "the lounge": this world's living room
+            words = placed.text.split()
             fixed = correct(words, known_words(world_state, self._registry), protected=protected_words(world_state))
-            if not fixed.notes:
+            notes = (*placed.notes, *fixed.notes)
+            if not notes:
                 raise self._explained(first, task, world_state) from None
             reading = " ".join(fixed.words)
             try:
                 plan = self._plan(reading, world_state, prior_attempts)
             except PlannerError:
                 raise self._explained(first, task, world_state) from None
-            return plan.model_copy(update={"notes": f"read as {reading!r} ({', '.join(fixed.notes)}); {plan.notes}"})
+            return plan.model_copy(update={"notes": f"read as {reading!r} ({', '.join(notes)}); {plan.notes}"})
 
     def _explained(self, error: PlannerError, task: str, world: WorldState) -> PlannerError:
         """A task outside the grammar is told the verbs of this robot's skills, not the tabletop's forms; so is

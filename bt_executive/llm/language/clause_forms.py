@@ -12,11 +12,11 @@ rephrased to the skills' phrases first. How clauses combine into a task is ``tas
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from functools import cache, lru_cache
 from typing import Literal
 
-from bt_executive.llm.language.clause_split import also, infinitive_first
+from bt_executive.llm.language.clause_split import also, infinitive_first, place_last
 from bt_executive.llm.language.intents import Intent, IntentAction
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.lexicon_patterns import _alternatives, _compiled, on_relation
@@ -349,6 +349,9 @@ def _parse_clause(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     """A clause with no amount in it, rephrased where the lexicon says how ("what does the gauge say" as
     "read the gauge"), its particle read first ("take the rubbish out" as "take out the rubbish")."""
     clause = infinitive_first(clause, _leads(skill_phrases))
+    if (moved := place_last(clause, _leads(skill_phrases))) != clause:
+        intent = _parse_clause(moved, skill_phrases)
+        return None if intent is None else intent.model_copy(update={"clause": clause})
     reading = rephrased(clause, skill_phrases)
     if reading is not None and (intent := _parse_plain(reading, skill_phrases)) is not None:
         return intent
@@ -381,15 +384,29 @@ def _by_shape(clause: str, skill_phrases: Collection[str]) -> str | None:
 
 def rephrased(clause: str, skill_phrases: Collection[str] = ()) -> str | None:
     """The request a clause means by the lexicon's first rephrasing that matches it and yields a request
-    starting with a verb the lexicon or a manifest knows; None when none does."""
-    lexicon = load_lexicon()
+    starting with a verb the lexicon or a manifest knows; None when none does. A rephrasing whose reading
+    starts with no such verb may be rephrased once more: "in the living room, make the light on" is "make the
+    light on in the living room" (a leading place said last), which is "turn on the light in the living room"."""
     leads = _leads(skill_phrases)
-    for rephrasing in lexicon.rephrasings:
+    unled: list[str] = []
+    for reading in _rephrasings(clause, leads):
+        if reading.split()[0] in leads:
+            return reading
+        unled.append(reading)
+    for first in unled:
+        for reading in _rephrasings(first, leads):
+            if reading.split()[0] in leads:
+                return reading
+    return None
+
+
+def _rephrasings(clause: str, leads: frozenset[str]) -> Iterator[str]:
+    """Each reading of ``clause`` by a rephrasing of the lexicon that matches it, in the lexicon's order."""
+    for rephrasing in load_lexicon().rephrasings:
         reading = rephrasing.read(clause)
         reading = infinitive_first(reading, leads) if reading else reading
-        if reading and reading != clause and reading.split()[0] in leads:
-            return reading
-    return None
+        if reading and reading != clause:
+            yield reading
 
 
 def _leads(skill_phrases: Collection[str]) -> frozenset[str]:

@@ -157,6 +157,15 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     # "tap it, do that twice", "..., then do it again": a repetition is a clause of its own ("again" survives)
     task = patterns.repeat.sub(", then ", task)
     task = patterns.again.sub(r"\1 once more", task)
+    # "in the kitchen, wipe the table": a place said first is part of the request after it (``place_last``)
+    lexicon = grammar.lexicon
+    places = "|".join(sorted((re.escape(r) for r in lexicon.place_relations), key=len, reverse=True))
+    owners = "|".join(sorted(re.escape(d) for d in lexicon.determiners))
+    task = re.sub(
+        rf"(^|,\s|\bthen\s)((?:{places}) (?:{owners}) [a-z_]+(?: [a-z_]+){{0,2}}),\s+(?=(?:{alternatives})\b)",
+        r"\1\2 ",
+        task,
+    )
     # "open drawer -> wait 5 s -> close drawer": an arrow before a verb is "then"
     task = re.sub(rf"\s*(?:->|=>|-->|→)\s*(?=(?:{alternatives})\b)", ", then ", task)
     # "patrol kitchen -> hallway -> living room": a chain of arrows is a list ("red cube -> plate" is a placement)
@@ -208,6 +217,27 @@ def infinitive_first(clause: str, leads: Collection[str]) -> str:
     for base in bases:
         if base and base in leads:
             return f"{base} {rest}".strip()
+    return clause
+
+
+def place_last(clause: str, leads: Collection[str]) -> str:
+    """ "in the living room, make the light on" as "make the light on in the living room": a place said before
+    the request's verb (a ``place_relations`` word, then a phrase with its determiner, then a known verb) is
+    said after the request, where the grammar reads where its object is. The clause unchanged otherwise."""
+    words = clause.replace(",", " , ").split()
+    lexicon = load_lexicon()
+    relations = sorted((r.split() for r in lexicon.place_relations), key=len, reverse=True)
+    relation = next((r for r in relations if words[: len(r)] == r), None)
+    if relation is None or len(words) <= len(relation) or words[len(relation)] not in lexicon.determiners:
+        return clause
+    start = len(relation) + 1
+    for at in range(start + 1, min(start + 4, len(words))):
+        if words[at] in leads or (words[at] == "," and at + 1 < len(words) and words[at + 1] in leads):
+            verb_at = at + 1 if words[at] == "," else at
+            place = " ".join(w for w in words[:at] if w != ",")
+            return f"{' '.join(words[verb_at:])} {place}"
+        if words[at] == ",":
+            return clause
     return clause
 
 

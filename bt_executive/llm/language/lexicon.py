@@ -537,6 +537,10 @@ class Lexicon(BaseModel):
         default_factory=dict, description="grammar form -> the actions its skill is chosen among"
     )
     places: list[str] = Field(default_factory=list, description="words for what a region is (room, area)")
+    place_names: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="a region's name in words -> other names people give such a place ('living room': lounge)",
+    )
     function_words: list[str] = Field(
         default_factory=list, description="small words of tasks: known, so never read as a typo of another"
     )

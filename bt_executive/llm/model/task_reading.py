@@ -40,6 +40,7 @@ from functools import cache
 
 from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words
 from bt_executive.llm.grounding.object_matching import match_objects
+from bt_executive.llm.grounding.place_names import named_places
 from bt_executive.llm.language.clause_order import reorder_clauses
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import articles, expand_phrase, numbers, phrase_words
@@ -314,7 +315,9 @@ def task_clauses(task: str, world: WorldState, registry: SkillRegistry) -> TaskC
 
 
 def corrected(text: str, world: WorldState, registry: SkillRegistry) -> str:
-    """``text`` with the typos the grammar would correct corrected ("stakc the bleu cube" -> "stack the blue cube")."""
+    """``text`` with the typos the grammar would correct corrected ("stakc the bleu cube" -> "stack the blue cube"),
+    and other names of this world's rooms said as its regions' ("the lounge": the living room)."""
+    text = named_places(text, world).text
     words = list(_WORD.finditer(text))
     fixed = correct([w.group() for w in words], known_words(world, registry), protected=protected_words(world))
     if not fixed.notes:
