@@ -280,6 +280,26 @@ def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> lis
             ["approach_object(object=s1)", "flip_switch(switch=s1, state=off)"],
         ),
         ("inspection", "head to the control centre", ["navigate_to(location=control_room)"]),
+        # a request written as a letter: its greeting and sign-off say nothing
+        (
+            "tabletop",
+            "Dear robot, could you kindly tap the blue cube? Best regards, M. Okafor",
+            ["tap(object=blue_cube)"],
+        ),
+        (
+            "home",
+            "Good morning, I would be grateful if you could bring me the blue mug. Thanks, Sam",
+            ["fetch(object=blue_mug)"],
+        ),
+        # other words for a skill's option, before its noun or alone when they are a phrase
+        ("home", "vacuum the kitchen on the quiet setting", ["vacuum_floor(zone=kitchen, power=eco)"]),
+        ("home", "hoover the hallway on full whack", ["vacuum_floor(zone=hallway, power=max)"]),
+        # hesitation: a filler's commas go with it
+        (
+            "home",
+            "oh, um, empty the bin and then, er, vacuum the kitchen, sorry",
+            ["empty_trash(bin=bin)", "vacuum_floor(zone=kitchen)"],
+        ),
     ],
 )
 def test_a_way_of_writing_plans_as_meant(robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]) -> None:
@@ -1248,3 +1268,9 @@ def test_a_room_name_something_here_is_called_stays_its_own(robots: dict[str, Ev
     # a world with no living room reads no lounge as one
     inspection = robots["inspection"].world
     assert named_places("go to the lounge", inspection).text == "go to the lounge"
+
+
+def test_a_sign_off_that_asks_for_something_is_kept() -> None:
+    """ "..., thanks, then go home": what follows "thanks" is a request, not a name."""
+    assert normalise_task("put the cube on the plate, thanks, then go home").endswith("then go home")
+    assert normalise_task("tap the red cube. Kind regards, Priya") == "tap the red cube"

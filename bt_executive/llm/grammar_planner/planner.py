@@ -50,6 +50,7 @@ from bt_executive.llm.grammar_planner.planning_errors import (
     RetriesExhausted,
     UnplannableStep,
 )
+from bt_executive.llm.grammar_planner.said_arguments import said_options
 from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words, robot_verbs
 from bt_executive.llm.grounding.object_matching import UnknownObject, match_objects, object_words
 from bt_executive.llm.grounding.place_names import named_places
@@ -89,9 +90,10 @@ class GrammarPlanner:
             return self._plan(task, world_state, prior_attempts)
         except (TaskNotUnderstood, UnknownObject) as first:
             placed = named_places(task, world_state)  # "the lounge": this world's living room
-            words = placed.text.split()
+            optioned, told = said_options(placed.text, self._registry)  # "the quiet setting": eco
+            words = optioned.split()
             fixed = correct(words, known_words(world_state, self._registry), protected=protected_words(world_state))
-            notes = (*placed.notes, *fixed.notes)
+            notes = (*placed.notes, *told, *fixed.notes)
             if not notes:
                 raise self._explained(first, task, world_state) from None
             reading = " ".join(fixed.words)

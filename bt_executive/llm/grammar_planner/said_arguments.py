@@ -163,3 +163,21 @@ def surface_apart(
     if found.group("w") in world_words:
         return phrase
     return found.group("rest") if found.group("w") in said else phrase
+
+
+def said_options(text: str, skills: Iterable[SkillManifest]) -> tuple[str, tuple[str, ...]]:
+    """``text`` with other words for an option of the skills' parameters said as the option ("the quiet setting"
+    as "the eco setting", "on full whack" as "on max"; lexicon ``option_names``), and notes saying which."""
+    choices = _choices(skills)
+    nouns = alternatives(sorted({*load_lexicon().option_nouns, *(p for ps in choices.values() for p in ps)}))
+    notes = []
+    for value, others in load_lexicon().option_names.items():
+        if value not in choices:
+            continue
+        for other in sorted(others, key=lambda o: -len(o.split())):
+            alone = "" if " " in other else rf"(?=\s+(?:{nouns})\b)"
+            pattern = re.compile(rf"(?<![a-z0-9_]){re.escape(other)}(?![a-z0-9_]){alone}", re.IGNORECASE)
+            if pattern.search(text):
+                text = pattern.sub(value, text)
+                notes.append(f"{other!r} is {value}")
+    return text, tuple(notes)

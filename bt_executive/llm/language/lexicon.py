@@ -537,6 +537,10 @@ class Lexicon(BaseModel):
         default_factory=dict, description="grammar form -> the actions its skill is chosen among"
     )
     places: list[str] = Field(default_factory=list, description="words for what a region is (room, area)")
+    option_names: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="a skill option's value -> other words for it, said before an option noun ('quiet setting': eco)",
+    )
     place_names: dict[str, list[str]] = Field(
         default_factory=dict,
         description="a region's name in words -> other names people give such a place ('living room': lounge)",
@@ -583,6 +587,12 @@ class Lexicon(BaseModel):
     )
     amount_hedges: list[str] = Field(
         default_factory=list, description="words that only soften an amount ('like thirty seconds'), dropped"
+    )
+    letter_openings: list[str] = Field(
+        default_factory=list, description="a letter's or e-mail's greeting before its first comma ('dear robot,')"
+    )
+    letter_closings: list[str] = Field(
+        default_factory=list, description="a letter's sign-off at its end, maybe with a name ('kind regards, priya')"
     )
     presentatives: list[str] = Field(
         default_factory=list,
@@ -674,6 +684,8 @@ class Lexicon(BaseModel):
 
     @field_validator(
         "fillers",
+        "letter_openings",
+        "letter_closings",
         "statement_adverbs",
         "amount_hedges",
         "vague_amounts",

@@ -88,6 +88,12 @@ class _Patterns:
         lead = _alternation(lexicon.filler_prefixes) if lexicon.filler_prefixes else r"(?!x)x"
         said_to = _alternation(lexicon.addresses) if lexicon.addresses else r"(?!x)x"
         self.address = re.compile(rf"^(?:(?:{lead}) )*(?:{said_to})$")
+        # "dear robot, ...", "..., kind regards, m okafor": a letter's greeting and sign-off
+        openings = _alternation(lexicon.letter_openings) if lexicon.letter_openings else r"(?!x)x"
+        self.opening = re.compile(rf"^(?:{openings})(?: [a-z]+){{0,3}}?, ")
+        closings = _alternation(lexicon.letter_closings) if lexicon.letter_closings else r"(?!x)x"
+        self.closing = re.compile(rf",\s*(?:{closings})(?P<name>(?:,?\s+[a-z]+){{0,3}})$")
+        self.not_names = lexicon.verb_words() | frozenset(lexicon.joiners) | {"then", "after", "also", "please"}
         # "arm, this is ops, ...": the caller says who speaks, not what to do
         self.identification = re.compile(rf"^this is (?!(?:{alternatives(lexicon.not_names)})\b)\w+(?: \w+)?$")
 
@@ -130,10 +136,12 @@ def dropped_heading(task: str) -> str:
 def tidy(text: str) -> str:
     """A normalised task (lower case, commas) without fillers, call signs, repeats and corrected words."""
     patterns = _patterns()
+    text = _unframed(text)
     if patterns.fillers is not None:
         text = patterns.fillers.sub("", text)
     if patterns.hedges is not None:
         text = patterns.hedges.sub("", text)  # "like thirty seconds"
+    text = re.sub(r"\b(and|then|or)\s*,\s*", r"\1 ", text)  # "and then, er, hoover": the filler's commas go with it
     parts = [
         p
         for p in text.split(", ")
@@ -148,6 +156,18 @@ def tidy(text: str) -> str:
     while previous != text:
         previous, text = text, _REPEAT.sub(r"\1", text)
     return " ".join(text.split()).strip(" ,")
+
+
+def _unframed(text: str) -> str:
+    """A request written as a letter without its greeting and its sign-off ("dear robot, could you ..., kind
+    regards, priya"); a sign-off's name is at most three words none of which asks for anything ("..., thanks,
+    then go home" keeps its last request)."""
+    patterns = _patterns()
+    text = patterns.opening.sub("", text, count=1)
+    found = patterns.closing.search(text)
+    if found is not None and not set(found["name"].replace(",", " ").split()) & patterns.not_names:
+        text = text[: found.start()]
+    return text
 
 
 def _corrected(text: str) -> str:

@@ -38,6 +38,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 
+from bt_executive.llm.grammar_planner.said_arguments import said_options
 from bt_executive.llm.grammar_planner.vocabulary import known_words, protected_words
 from bt_executive.llm.grounding.object_matching import match_objects
 from bt_executive.llm.grounding.place_names import named_places
@@ -316,8 +317,9 @@ def task_clauses(task: str, world: WorldState, registry: SkillRegistry) -> TaskC
 
 def corrected(text: str, world: WorldState, registry: SkillRegistry) -> str:
     """``text`` with the typos the grammar would correct corrected ("stakc the bleu cube" -> "stack the blue cube"),
-    and other names of this world's rooms said as its regions' ("the lounge": the living room)."""
-    text = named_places(text, world).text
+    other names of this world's rooms said as its regions' ("the lounge": the living room), and other words
+    for the skills' options said as the options ("the quiet setting": eco)."""
+    text = said_options(named_places(text, world).text, registry)[0]
     words = list(_WORD.finditer(text))
     fixed = correct([w.group() for w in words], known_words(world, registry), protected=protected_words(world))
     if not fixed.notes:
