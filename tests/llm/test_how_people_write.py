@@ -294,11 +294,35 @@ def _labels(robot: EvalRobot, task: str, world: WorldState | None = None) -> lis
         # other words for a skill's option, before its noun or alone when they are a phrase
         ("home", "vacuum the kitchen on the quiet setting", ["vacuum_floor(zone=kitchen, power=eco)"]),
         ("home", "hoover the hallway on full whack", ["vacuum_floor(zone=hallway, power=max)"]),
+        # a technician's words: an axis of the robot's frame (REP 103), a nav goal, a speed cap, a primitive
+        ("tabletop", "Push the blue cube 80 mm in +X.", ["push(object=blue_cube, direction=forward, distance=0.08)"]),
+        (
+            "inspection",
+            "nav goal pump house, cap linear vel at 0.5 m/s",
+            ["navigate_to(location=pump_house, speed=0.5)"],
+        ),
+        ("tabletop", "Execute a tap primitive on the red cube.", ["tap(object=red_cube)"]),
+        ("tabletop", "Actuate the drawer to the open position.", ["open_drawer(drawer=drawer)"]),
+        # a learner's English: "during" a time, "in the hand", "read for me X"
+        (
+            "inspection",
+            "Follow me during ten minutes, at a distance of 150 centimetres.",
+            ["follow_person(max_duration_s=600.0, distance=1.5)"],
+        ),
+        ("home", "Please take the red cup in the hand.", ["approach_object(object=m7)", "pick(object=m7)"]),
+        ("inspection", "Please read for me the black gauge.", ["read_gauge(gauge=p7)"]),
+        # a child's wish to watch
+        ("tabletop", "i wanna see you pick up the green block!!", ["pick(object=green_cube)"]),
         # hesitation: a filler's commas go with it
         (
             "home",
             "oh, um, empty the bin and then, er, vacuum the kitchen, sorry",
             ["empty_trash(bin=bin)", "vacuum_floor(zone=kitchen)"],
+        ),
+        (
+            "tabletop",
+            "could you maybe, like, hold still for, I dunno, forty-five seconds or so?",
+            ["wait(seconds=45.0)"],
         ),
     ],
 )

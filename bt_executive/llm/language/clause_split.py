@@ -98,6 +98,14 @@ def is_remark(clause: str) -> bool:
     return _patterns().remark.match(clause) is not None
 
 
+_AXES = {"+x": "forward", "-x": "back", "+y": "left", "-y": "right"}
+_AXIS = re.compile(
+    r"(?:\b(?:in|along|towards|toward|to)\s+)?(?:the\s+)?(?<![\w+-])(?P<sign>[+-])\s?(?P<axis>[xy])\b"
+    r"(?:\s+(?:direction|axis))?"
+)
+"""A way said as an axis of the robot's frame and its sign ("in +x", "along -y"), with what frames it."""
+
+
 def normalise_task(task: str) -> str:
     """Lower case, one space between words, clause punctuation reduced to commas, no final stop; spoken
     fillers, self-corrections and list numbers tidied away (``spoken``)."""
@@ -111,6 +119,10 @@ def normalise_task(task: str) -> str:
     text = re.sub(r"\bclose[- ]?ups?\b(?=\s+(?:of|from)\b)", "closeup photo", text)
     text = re.sub(r"\bclose[- ]?up\b(?=\s+[a-z]+\s+of\b)", "closeup", text)
     text = re.sub(r"(?<![\d.])\b2\s+(?=the\b)", "to ", text)  # texting's "head over 2 the living room"
+    # an axis of the robot's frame (REP 103: x forward, y left), as a technician says a way: "80 mm in +x"
+    text = _AXIS.sub(lambda m: _AXES[m["sign"] + m["axis"]], text)
+    # "follow me during ten minutes": a time said with "during" is how long
+    text = re.sub(r"\bduring (?=(?:\S+ ){0,2}(?:seconds?|secs?|minutes?|mins?|hours?|hrs?)\b)", "for ", text)
     text = patterns.red.sub(r"\1 red", text)  # dictation's "the read gauge": red
     # "0.3 metres a second": a rate
     text = patterns.rate.sub(r"\1 per \2", text)
