@@ -45,7 +45,10 @@ def event_line(event: TaskEvent) -> str | None:
                 verdict = f"failed {result.get('failure_kind')}: {result.get('reason', '')}"
             return f"{at}    step {event.step} {data.get('label', '')}  {verdict}"
         case "planner_refused":
-            return f"{at}  planner refused ({data.get('refusal')}): {data.get('reason', '')}"
+            # an ambiguous task's meanings are sentences the user may say instead: each is shown
+            said = [str(c) for c in data.get("candidates") or []]  # type: ignore[union-attr]
+            listed = f" (say one of: {' | '.join(said)})" if said else ""
+            return f"{at}  planner refused ({data.get('refusal')}): {data.get('reason', '')}{listed}"
         case "goal_check":
             goal = ", ".join(str(g) for g in data.get("goal") or [])  # type: ignore[union-attr]
             verdict = "holds" if data.get("held") else f"NOT MET: {data.get('unmet', '')}"

@@ -102,7 +102,11 @@ function event_text(e) {
   if (e.kind == 'retry') extra = ' ' + d.failure_kind + ' (' + d.attempt + '/' + d.of + ')'
   if (e.kind == 'recovery') extra = ' ' + d.recovery + ' after ' + d.failure_kind
   if (e.kind == 'final') extra = ' ' + d.final_reason + (d.detail ? ' (' + d.detail + ')' : '')
-  if (e.kind == 'planner_refused') extra = ' ' + d.refusal + ': ' + d.reason
+  if (e.kind == 'planner_refused') {
+    extra = ' ' + d.refusal + ': ' + d.reason
+    // what the user may say instead (an ambiguous task's meanings, or the objects a phrase could name)
+    if (d.candidates && d.candidates.length) extra += ' (say one of: ' + d.candidates.join(' | ') + ')'
+  }
   if (e.kind == 'goal_check') extra = ' ' + (d.goal || []).join(', ') + (d.held ? ' holds' : ' NOT MET')
   return e.t.toFixed(2) + 's ' + e.kind + where + extra
 }
