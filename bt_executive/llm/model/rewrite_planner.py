@@ -166,8 +166,8 @@ class RewritePlanner(KeywordContextPlanner):
     ) -> Plan:
         """The grammar planner's plan of the model's restatement, faithful to ``task``; else refused.
 
-        ``context`` (the grammar's partial parse) is not sent: the restatement starts from the task alone,
-        and every word the prompt adds costs a small model time."""
+        ``context`` (the skill-call planner's lines) is not sent: the prompt carries the grammar's partial parse
+        in the robot's own words instead (``partial_parse``), a few tokens a small model can copy."""
         from bt_executive.llm.model.llm_planner import PlanningTrace, RequestRecord
 
         reading = read_task(task, world_state, self.registry)  # once, for the narrowed language and the search
@@ -179,7 +179,9 @@ class RewritePlanner(KeywordContextPlanner):
                 RefusalKind.MISSING_SKILL,
             )
         # Built only when the model is asked (the full language for the prompt's forms is built once a planner).
-        ahead = _AheadRequest(lambda: self._complete(self.messages(task, world_state, narrowed), narrowed.gbnf()))
+        ahead = _AheadRequest(
+            lambda: self._complete(self.messages(task, world_state, narrowed, reading=reading), narrowed.gbnf())
+        )
         searched = (
             self.search(task, world_state, prior_attempts, reading=reading, on_incomplete=ahead.start)
             if self.searching
@@ -204,7 +206,7 @@ class RewritePlanner(KeywordContextPlanner):
             self.last_rewrites = (sentence,)
             return self._labelled(only, sentence, verdict, searched=True)
         # The search was incomplete (the language is too large to try every sentence): the model restates it.
-        messages = self.messages(task, world_state, narrowed)
+        messages = self.messages(task, world_state, narrowed, reading=reading)
         grammar = narrowed.gbnf()
         records: list[RequestRecord] = []
         rewrites: list[str] = []
@@ -263,10 +265,18 @@ class RewritePlanner(KeywordContextPlanner):
             self._grammars[key] = rewrite_grammar(self.registry, world_state, focus=focus)
         return self._grammars[key]
 
-    def messages(self, task: str, world_state: WorldState, narrowed: RewriteGrammar | None = None) -> list[Message]:
+    def messages(
+        self,
+        task: str,
+        world_state: WorldState,
+        narrowed: RewriteGrammar | None = None,
+        *,
+        reading: TaskReading | None = None,
+    ) -> list[Message]:
         """The system prompt (the command shapes of this robot, the same for every task, so llama.cpp keeps its
-        tokens cached) and the task, with the objects a command may name, as the user's turn (``narrowed``: the
-        grammar already narrowed to ``task``, so the task is not read twice)."""
+        tokens cached) and the task, with the objects a command may name and the grammar's partial parse
+        (``partial_parse``), as the user's turn (``narrowed``, ``reading``: the grammar already narrowed to
+        ``task`` and the task's reading, so the task is not read twice)."""
         full = self.grammar(world_state)
         forms = [shape for rule, shape in _FORM_EXAMPLES if rule in full.rules]
         forms += [f"{p} ..." for p in full.phrases("act-place")[:6]]
@@ -275,6 +285,9 @@ class RewritePlanner(KeywordContextPlanner):
         system = SYSTEM.format(forms="; ".join(forms))
         objects = (narrowed or self.grammar(world_state, task)).phrases("object")
         user = f"{task}\n(objects: {', '.join(objects)})" if task else task
+        if task:
+            reading = reading or read_task(task, world_state, self.registry)
+            user += "".join(f"\n({line})" for line in partial_parse(reading))
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def search(
@@ -400,3 +413,17 @@ class RewritePlanner(KeywordContextPlanner):
 
     def _error(self, cause: str) -> PlannerError:
         return PlannerError(f"planner profile {self.profile.name!r} ({self.profile.model}): {cause}")
+
+
+def partial_parse(reading: TaskReading) -> list[str]:
+    """The grammar's partial parse of a task, as lines of the model's prompt: the clauses it already reads
+    (commands of the robot's language, for the model to keep as they are) and those it does not (what is left
+    to restate). Nothing when it reads none: then the task itself is all there is to restate."""
+    read = [c.text for c in reading.clauses if c.intent is not None]
+    if not read:
+        return []
+    unread = [c.text for c in reading.clauses if c.intent is None]
+    lines = ["already commands: " + "; ".join(f'"{text}"' for text in read)]
+    if unread:
+        lines.append("to rewrite: " + "; ".join(f'"{text}"' for text in unread))
+    return lines
