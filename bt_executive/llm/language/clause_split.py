@@ -154,6 +154,11 @@ def normalise_task(task: str) -> str:
     return tidy(text)
 
 
+_NOT_A_THING = "it|that|this|them|these|those|s|is|are|re|was|be|been|so|later|right|and|or|then|from"
+"""Words a terse goal's noun ("light on", "front door open") never starts or holds: a pronoun, a copula, an
+adverb of "and so on", "later on"."""
+
+
 def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     """The clauses of a normalised task, split at 'then', ',', 'and then' and 'and <verb>'."""
     grammar, patterns = _compiled(), _patterns()
@@ -188,6 +193,10 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     # "..., the floor might still be wet", "..., only if that s not too much trouble": a remark is a clause of its own
     task = re.sub(r",\s+(?=[^,]+$)", lambda m: ", then " if is_remark(task[m.end() :]) else m.group(), task)
     task = grammar.and_nothing.sub(", then ", task)
+    # "light on, front door open", "lamp off and blinds shut": a terse goal after a comma or "and" is a clause
+    word = rf"(?!(?:{_NOT_A_THING})\b)[a-z]+"
+    goal = rf"(?:the )?(?!(?:{alternatives})\b){word}(?: {word}){{0,2}} (?:open|opened|closed|shut|on|off)"
+    task = re.sub(rf"(?:,|\s+and)\s+(?={goal}\s*(?:,|$|\band\b|\bthen\b))", ", then ", task)
     # "read the thermometer and tell me what it says": being told is a clause of its own (lexicon: empty_clauses)
     task = patterns.told.sub(", then ", task)
     # "go charge, battery s low", "..., the floor is wet": a statement about a thing is a clause of its own
