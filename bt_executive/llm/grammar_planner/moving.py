@@ -50,11 +50,11 @@ class Moving(SkillActs):
             if not self.state.holds(opened):
                 self.meet_preconditions(grasp, [opened])
 
-    def take_out(self, obj: str, container: str, intent: Intent) -> bool:
+    def take_out(self, obj: str, container: str, intent: Intent, *, goal: bool = True) -> bool:
         """Grasp ``obj`` out of ``container`` with a skill that takes both (False when the robot has none);
         a container one of the robot's skills opens (a fridge, a cupboard) is opened first, unless this plan
         opened it already: the world state does not say whether it is open, and nothing is taken out of a
-        closed one."""
+        closed one. ``goal``: holding ``obj`` is the task's end (a pick), not a step on the way (a put)."""
         for manifest in self.registry:
             roles = manifest.roles()
             source = next((p for p, r in roles.items() if r is Role.PLACE), None)
@@ -62,7 +62,8 @@ class Moving(SkillActs):
             if source is None or taken is None or f"holding({taken})" not in manifest.effects:
                 continue
             self.open_first(container, intent)
-            self.goal.append(atom("holding", obj))
+            if goal:
+                self.goal.append(atom("holding", obj))
             self.last_object = obj
             self.emit(manifest.id, {taken: obj, source: container}, intent.clause)
             return True
@@ -186,9 +187,16 @@ class Moving(SkillActs):
         self.emit(*homing, intent.clause)
 
     def _grasp(self, obj: str, intent: Intent) -> None:
-        """Make sure ``obj`` is in the gripper: put anything else down, then pick it unless held."""
-        if not self.holds("holding", obj):
-            skill, args = self.grasper(obj)
-            self.open_what_hides(obj, SkillCall(skill=skill, args=args))
-            self.free_gripper(obj, intent)
-            self.emit(skill, args, f"{intent.clause}: grasp {obj} first")
+        """Make sure ``obj`` is in the gripper: put anything else down, then pick it unless held; out of the
+        fridge or cupboard the world says it is in, with the skill that takes things out, as ``pick`` does."""
+        if self.holds("holding", obj):
+            return
+        container = next((c for c in self.world.ids() if self.holds("in", obj, c)), None)
+        if container is not None and not self.affords(container, "openable"):
+            self.free_gripper(obj, intent)  # opening the fridge needs the gripper empty
+            if self.take_out(obj, container, intent, goal=False):
+                return
+        skill, args = self.grasper(obj)
+        self.open_what_hides(obj, SkillCall(skill=skill, args=args))
+        self.free_gripper(obj, intent)
+        self.emit(skill, args, f"{intent.clause}: grasp {obj} first")

@@ -132,7 +132,9 @@ class _Compiled:
         """Where a task splits into clauses: 'then', ',' or 'and' before a verb (the lexicon's, and the first
         words of the robot's skill phrases: "..., wait 5 seconds, then ..."). "the red, green and blue cubes"
         is one list."""
-        verbs = "|".join(sorted(re.escape(w) for w in self.lexicon.verb_words() | skill_verbs))
+        # The verb of an unsafe word's safe idiom starts a clause too: "the red mug is chipped, throw it out".
+        idioms = {p.split()[0] for p in self.lexicon.unsafe_idioms if re.fullmatch(r"[a-z]+", p.split()[0])}
+        verbs = "|".join(sorted(re.escape(w) for w in self.lexicon.verb_words() | skill_verbs | idioms))
         # A comma before politeness starts a clause ("..., please open it"), but not one before an article or
         # a pronoun that politeness may start with ("the robot will", "it will"): "..., the blue one on the plate".
         fillers = {w.split()[0] for w in self.lexicon.filler_prefixes} - set(self.lexicon.determiners)
