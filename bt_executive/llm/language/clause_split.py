@@ -148,6 +148,9 @@ def normalise_task(task: str) -> str:
     text = patterns.rest_of.sub("the remaining ", text)
     text = re.sub(r"\ban? ([a-z]+?)s? and a half\b", r"one and a half \1s", text)  # "a metre and a half"
     text = re.sub(r"\ba couple of\b", "two", text)  # "a couple of centimetres", "a couple of taps"
+    text = re.sub(
+        r"\bthe same (?=\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|half)\b)", "", text
+    )  # "by the same 5 cm"
     text = patterns.the_rest.sub("the others", text)
     spellings = load_lexicon().spellings  # "pls", "whats": whole words only (not "u" in "u_turn")
     text = re.sub(r"(?<![a-z0-9_])[a-z]+(?![a-z0-9_])", lambda w: spellings.get(w.group(0), w.group(0)), text)

@@ -67,6 +67,7 @@ from bt_executive.llm.language.quantities import (
     said_number,
     unit_said,
 )
+from bt_executive.skills.manifest import ActionVerb
 
 __all__ = [
     "GRAMMAR",
@@ -160,6 +161,11 @@ class _Patterns:
         # A look from a stated distance ("from half a metre away"): approach to that distance first.
         self.from_away = re.compile(
             rf"\s+from\s+(?:{alternatives(words.about_words, after=_S)})?(?P<amount>\S+(?:\s+\S+){{0,2}}?)\s+away$"
+        )
+        # "read the gauge from 40 cm", "from 30 centimetres distance": a length said with "from" alone, last
+        self.from_length = re.compile(
+            rf"\s+from\s+(?:{alternatives(words.about_words, after=_S)})?(?P<amount>\S+(?:\s+\S+){{0,2}}?)"
+            r"(?:\s+(?:distance|off|back))?$"
         )
         # What after a statement verb says what should happen ("the cube is to go in the bowl"): not described.
         self.not_a_description = frozenset(words.not_a_description)
@@ -264,7 +270,7 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     for number, clause in enumerate(parts):
         near = patterns.closeness.sub("", clause).strip()  # "take a close-up photo of the pump": approach it first
         standoff: tuple[Quantity, ...] = ()
-        away = patterns.from_away.search(near)
+        away = patterns.from_away.search(near) or _from_length(near)
         if away is not None and (standoff := tuple(find_quantities(away["amount"]))):
             near = near[: away.start()]  # "photograph the thermometer from half a metre away": from there
         close, clause = (near != clause), " ".join(near.split())
@@ -581,6 +587,23 @@ def _wished_request(clause: str, skill_phrases: Collection[str]) -> Intent | Non
             wanted = parse_clause(clause[len(wish) :].strip(), skill_phrases)
             return wanted if wanted is not None and wanted.object is not None else None
     return None
+
+
+def _from_length(clause: str) -> re.Match[str] | None:
+    """ "read the gauge from 40 cm": a look from one length said with "from" alone, at the clause's end, where
+    to look from, as "from 40 cm away". Only a look ("follow me from 2 metres" is a distance of its own)."""
+    said = _patterns().from_length.search(clause)
+    if said is None or not _is_a_look(" ".join(clause.split())):
+        return None
+    amounts = find_quantities(said["amount"])
+    whole = len(amounts) == 1 and amounts[0].kind == "length" and amounts[0].text.strip() == said["amount"].strip()
+    return said if whole else None
+
+
+def _is_a_look(clause: str) -> bool:
+    """Whether the clause starts with a phrase the lexicon's INSPECT action has ("read", "take a photo of")."""
+    looks = (p for p, action in load_lexicon().action_phrases() if action is ActionVerb.INSPECT)
+    return any(clause == p or clause.startswith(p + " ") for p in looks)
 
 
 def _says_what_is(clause: str, leads: Collection[str]) -> bool:
