@@ -514,6 +514,72 @@ def test_a_container_a_skill_opens_is_opened_before_anything_is_taken_out_of_it(
     assert opened_first.count("open_cabinet(cabinet=fridge)") == 1
 
 
+def test_an_object_put_somewhere_from_inside_the_fridge_is_taken_out_of_it_first(
+    robots: dict[str, EvalRobot],
+) -> None:
+    # a put grasps its object as a pick does: out of the closed fridge the world says it is in, not through its door
+    robot = robots["home"]
+    world = Scenario(inside={"blue_mug": "fridge"}).apply(robot.world)
+    assert _labels(robot, "put the blue mug in the bin", world) == [
+        "approach_object(object=fridge)",
+        "open_cabinet(cabinet=fridge)",
+        "take_out(object=blue_mug, container=fridge)",
+        "approach_object(object=bin)",
+        "place_in(container=bin)",
+    ]
+    assert "take_out(object=blue_mug, container=fridge)" not in _labels(robot, "put the blue mug in the bin")
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "steps"),
+    [
+        # terse goals in a list, after a comma or "and"
+        (
+            "home",
+            "lights on and front door open, then follow me",
+            [
+                "approach_object(object=s1)",
+                "flip_switch(switch=s1, state=on)",
+                "approach_object(object=front_door)",
+                "open_door(door=front_door)",
+                "follow_person()",
+            ],
+        ),
+        # a safe idiom's verb after a statement starts the request; a list announced before a colon is a heading
+        (
+            "home",
+            "the red mug has a crack in it, throw it away",
+            ["approach_object(object=m7)", "pick(object=m7)", "approach_object(object=bin)", "place_in(container=bin)"],
+        ),
+        ("home", "A few things: wipe the counter, then undock", ["wipe_table(surface=counter)", "undock()"]),
+        # a look from a length said with "from" alone, and an amount "the same" as one said before
+        (
+            "inspection",
+            "photograph the black gauge from 50 centimetres",
+            ["approach_object(object=p7, standoff=0.5)", "take_photo(target=p7)"],
+        ),
+        (
+            "tabletop",
+            "push the red cube right by 2 cm, then push it back by the same 2 cm",
+            [
+                "push(object=red_cube, direction=right, distance=0.02)",
+                "push(object=red_cube, direction=back, distance=0.02)",
+            ],
+        ),
+    ],
+)
+def test_lists_of_goals_idioms_headings_and_look_distances(
+    robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]
+) -> None:
+    assert _labels(robots[robot], task) == steps
+
+
+def test_from_a_length_is_a_standoff_only_for_a_look(robots: dict[str, EvalRobot]) -> None:
+    # "follow me from 2 metres" is not an approach to the speaker first: only a look gets a standoff from "from"
+    labels = _labels(robots["home"], "follow me from 2 metres")
+    assert not any(label.startswith("approach_object") for label in labels)
+
+
 def test_give_me_that_while_holding_something_hands_it_over(robots: dict[str, EvalRobot]) -> None:
     robot = robots["home"]
     world = Scenario(holding="m7").apply(robot.world)
