@@ -552,6 +552,9 @@ def test_an_object_put_somewhere_from_inside_the_fridge_is_taken_out_of_it_first
             ["approach_object(object=m7)", "pick(object=m7)", "approach_object(object=bin)", "place_in(container=bin)"],
         ),
         ("home", "A few things: wipe the counter, then undock", ["wipe_table(surface=counter)", "undock()"]),
+        # a count of a noun given ("two wipes": wipe twice), and a going verb with more path words before its "to"
+        ("home", "give the counter two wipes", ["wipe_table(surface=counter, passes=2)"]),
+        ("home", "roll on through to the hallway", ["navigate_to(location=hallway)"]),
         # a look from a length said with "from" alone, and an amount "the same" as one said before
         (
             "inspection",

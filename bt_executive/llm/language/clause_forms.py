@@ -22,6 +22,7 @@ from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexico
 from bt_executive.llm.language.lexicon_patterns import _alternatives, _compiled, on_relation
 from bt_executive.llm.language.noun_phrases import expand_phrase
 from bt_executive.llm.language.quantities import COUNT, Quantity, find_quantities, said_number
+from bt_executive.skills.manifest import ActionVerb
 
 _S = r"\s+"
 """Between the words of a phrase where the pattern takes any run of spaces."""
@@ -377,9 +378,19 @@ def _by_shape(clause: str, skill_phrases: Collection[str]) -> str | None:
         (patterns.self_motion, "go to {y}"),
     )
     for shape, request in shapes:
-        if (match := shape.match(clause)) is not None and match["v"] not in known:
+        if (match := shape.match(clause)) is None:
+            continue
+        going = shape is patterns.self_motion and _goes_to(match["v"])  # "roll on through to": "roll to"
+        if match["v"] not in known or going:
             return request.format(**match.groupdict())
     return None
+
+
+@lru_cache(maxsize=256)
+def _goes_to(verb: str) -> bool:
+    """Whether the lexicon's NAVIGATE phrases say ``verb`` with "to" ("roll to", "head to"): such a verb with
+    more path words before its "to" ("roll on through to the hall") still goes there."""
+    return any(p == f"{verb} to" for p, action in load_lexicon().action_phrases() if action is ActionVerb.NAVIGATE)
 
 
 def rephrased(clause: str, skill_phrases: Collection[str] = ()) -> str | None:
