@@ -555,6 +555,8 @@ def test_an_object_put_somewhere_from_inside_the_fridge_is_taken_out_of_it_first
         # a count of a noun given ("two wipes": wipe twice), and a going verb with more path words before its "to"
         ("home", "give the counter two wipes", ["wipe_table(surface=counter, passes=2)"]),
         ("home", "roll on through to the hallway", ["navigate_to(location=hallway)"]),
+        # Indian English's "do the needful": the request is what follows it
+        ("inspection", "please do the needful and read the red pressure gauge", ["read_gauge(gauge=boiler_gauge)"]),
         # a look from a length said with "from" alone, and an amount "the same" as one said before
         (
             "inspection",
