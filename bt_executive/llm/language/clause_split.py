@@ -106,6 +106,9 @@ _AXIS = re.compile(
 """A way said as an axis of the robot's frame and its sign ("in +x", "along -y"), with what frames it."""
 
 
+_SAME_AMOUNT = re.compile(r"\bthe same (?=\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|half)\b)")
+
+
 def normalise_task(task: str) -> str:
     """Lower case, one space between words, clause punctuation reduced to commas, no final stop; spoken
     fillers, self-corrections and list numbers tidied away (``spoken``)."""
@@ -148,9 +151,7 @@ def normalise_task(task: str) -> str:
     text = patterns.rest_of.sub("the remaining ", text)
     text = re.sub(r"\ban? ([a-z]+?)s? and a half\b", r"one and a half \1s", text)  # "a metre and a half"
     text = re.sub(r"\ba couple of\b", "two", text)  # "a couple of centimetres", "a couple of taps"
-    text = re.sub(
-        r"\bthe same (?=\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|half)\b)", "", text
-    )  # "by the same 5 cm"
+    text = _SAME_AMOUNT.sub("", text)  # "push it back by the same 5 cm": the amount said again
     text = patterns.the_rest.sub("the others", text)
     spellings = load_lexicon().spellings  # "pls", "whats": whole words only (not "u" in "u_turn")
     text = re.sub(r"(?<![a-z0-9_])[a-z]+(?![a-z0-9_])", lambda w: spellings.get(w.group(0), w.group(0)), text)
