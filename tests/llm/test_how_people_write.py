@@ -555,6 +555,14 @@ def test_an_object_put_somewhere_from_inside_the_fridge_is_taken_out_of_it_first
         # a count of a noun given ("two wipes": wipe twice), and a going verb with more path words before its "to"
         ("home", "give the counter two wipes", ["wipe_table(surface=counter, passes=2)"]),
         ("home", "roll on through to the hallway", ["navigate_to(location=hallway)"]),
+        # a hedge after a conjunction, and being there said after the request made there
+        ("home", "follow me and like stay one metre back", ["follow_person(distance=1.0)"]),
+        (
+            "inspection",
+            "go to the pump house and take a photo when you get there",
+            ["navigate_to(location=pump_house)", "take_photo()"],
+        ),
+        ("home", "sit tight for 5 seconds", ["wait(seconds=5.0)"]),
         # Indian English's "do the needful": the request is what follows it
         ("inspection", "please do the needful and read the red pressure gauge", ["read_gauge(gauge=boiler_gauge)"]),
         # a look from a length said with "from" alone, and an amount "the same" as one said before

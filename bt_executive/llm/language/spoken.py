@@ -141,6 +141,7 @@ def tidy(text: str) -> str:
         text = patterns.fillers.sub("", text)
     if patterns.hedges is not None:
         text = patterns.hedges.sub("", text)  # "like thirty seconds"
+    text = re.sub(r"\b(but|and|so|then|or),?\s+like\b,?\s*", r"\1 ", text)  # "follow me but like stay back"
     # "and then, er, hoover", "would you, um, pour": the filler's commas go with it
     text = re.sub(
         r"\b(and|then|or|for|to|of|at|with|(?:would|could|can|will) you(?: maybe)?(?: like)?)\s*(?:,\s*)+", r"\1 ", text
