@@ -563,6 +563,8 @@ def test_an_object_put_somewhere_from_inside_the_fridge_is_taken_out_of_it_first
             ["navigate_to(location=pump_house)", "take_photo()"],
         ),
         ("home", "sit tight for 5 seconds", ["wait(seconds=5.0)"]),
+        # 'one' after a position word is of the kind named before: "the leftmost one" is the leftmost cube
+        ("tabletop", "tap the red cube, then the leftmost one", ["tap(object=red_cube)", "tap(object=blue_cube)"]),
         # Indian English's "do the needful": the request is what follows it
         ("inspection", "please do the needful and read the red pressure gauge", ["read_gauge(gauge=boiler_gauge)"]),
         # a look from a length said with "from" alone, and an amount "the same" as one said before

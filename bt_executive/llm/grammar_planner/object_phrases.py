@@ -101,7 +101,7 @@ class ObjectPhrases(ImaginedPlan):
         try:
             match = resolve_object(phrase, self.world, exclude=self.history.excluded, among=among)
         except UnknownObject:
-            said = self.said_beside(phrase)
+            said = self.said_beside(phrase) or self._one_of_kind(phrase)
             if said is None:
                 raise
             return self.resolve(said, intent, among=among)
@@ -158,6 +158,16 @@ class ObjectPhrases(ImaginedPlan):
                     self.notes.append(f"{phrase!r}: {' '.join(words[start:])!r} is a reason, left out")
                     return before
         return None
+
+    def _one_of_kind(self, phrase: str) -> str | None:
+        """ "..., then the leftmost one": the phrase with 'one' said as the kind of the object named before
+        ("the leftmost cube"), when a word of the phrase alone names nothing here; None without one."""
+        words = phrase.split()
+        before = self.last_object or self.antecedent
+        named = self.world.object(before) if before is not None else None
+        if "one" not in words or named is None:
+            return None
+        return " ".join(named.category if w == "one" else w for w in words)
 
     def _nearest(self, ids: Iterable[str]) -> str:
         """Of ``ids``, the one nearest the robot's base in the table plane (ties: the first id)."""
