@@ -565,6 +565,12 @@ def test_an_object_put_somewhere_from_inside_the_fridge_is_taken_out_of_it_first
         ("home", "sit tight for 5 seconds", ["wait(seconds=5.0)"]),
         # 'one' after a position word is of the kind named before: "the leftmost one" is the leftmost cube
         ("tabletop", "tap the red cube, then the leftmost one", ["tap(object=red_cube)", "tap(object=blue_cube)"]),
+        # the going again, to somewhere else, at "the same speed" as before
+        (
+            "home",
+            "drive to the hallway at 0.5 m/s and then to the kitchen at the same speed",
+            ["navigate_to(location=hallway, speed=0.5)", "navigate_to(location=kitchen, speed=0.5)"],
+        ),
         # Indian English's "do the needful": the request is what follows it
         ("inspection", "please do the needful and read the red pressure gauge", ["read_gauge(gauge=boiler_gauge)"]),
         # a look from a length said with "from" alone, and an amount "the same" as one said before

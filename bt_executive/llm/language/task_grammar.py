@@ -465,12 +465,20 @@ _ELIDED_PLAIN = re.compile(r"^(?P<x>[a-z]+(?: [a-z0-9]+)?)$")
 """A name with a digit or an underscore ("p7", "pump_2"): never a verb."""
 
 
+_SAME_AGAIN = re.compile(r"\s+(?:at|with|by|on|for) the same (?:speed|pace|distance|power|setting|amount|time)$")
+"""An amount said as the one before, at the end of a clause that repeats the clause before on something else."""
+
+
 def _elided(clause: str, previous: Intent | None, leads: Collection[str] = ()) -> Intent | None:
     """ "put the red cube in the bowl, then the green one": a bare object phrase repeats the previous
     clause's action on it (same destination, same direction); so does a short name after an act ("read t3
     then p7")."""
     if previous is not None and previous.direction is not None and (again := _other_way(clause, previous)):
         return again
+    if clause.startswith("to ") and previous is not None and (previous.verb or "").endswith(" to"):
+        clause = clause[3:]  # "drive to the kitchen, and after that to the hallway": the going again
+    if previous is not None and previous.quantities and (same := _SAME_AGAIN.search(clause)) is not None:
+        clause = clause[: same.start()]  # "..., then the hallway at the same speed": the amounts before, again
     done = _patterns().do_too.match(clause)
     if done is not None and previous is not None and previous.object is not None and not find_quantities(clause):
         # "hoover the living room on max, then do the hallway on eco": the verb before, on what "do" names
