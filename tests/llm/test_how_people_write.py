@@ -571,6 +571,12 @@ def test_an_object_put_somewhere_from_inside_the_fridge_is_taken_out_of_it_first
             "drive to the hallway at 0.5 m/s and then to the kitchen at the same speed",
             ["navigate_to(location=hallway, speed=0.5)", "navigate_to(location=kitchen, speed=0.5)"],
         ),
+        # "nice and slow" is how, as "slowly" is: the amount said with it stays
+        (
+            "inspection",
+            "head over to the pump house nice and easy, 0.4 m/s",
+            ["navigate_to(location=pump_house, speed=0.4)"],
+        ),
         # Indian English's "do the needful": the request is what follows it
         ("inspection", "please do the needful and read the red pressure gauge", ["read_gauge(gauge=boiler_gauge)"]),
         # a look from a length said with "from" alone, and an amount "the same" as one said before
