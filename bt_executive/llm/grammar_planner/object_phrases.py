@@ -161,7 +161,8 @@ class ObjectPhrases(ImaginedPlan):
 
     def _one_of_kind(self, phrase: str) -> str | None:
         """ "..., then the leftmost one": the phrase with 'one' said as the kind of the object named before
-        ("the leftmost cube"), when a word of the phrase alone names nothing here; None without one."""
+        ("the leftmost cube"), for a phrase that names nothing here as said; None without a 'one' or an object
+        before it."""
         words = phrase.split()
         before = self.last_object or self.antecedent
         named = self.world.object(before) if before is not None else None
