@@ -73,6 +73,10 @@ class ImaginedPlan:
         """The object in the gripper after the steps so far, if any."""
         return next((i for i in self.world.ids() if self.holds("holding", i)), None)
 
+    def container_of(self, obj: str) -> str | None:
+        """What ``obj`` is in after the steps so far (a drawer, the fridge), if anything."""
+        return next((c for c in self.world.ids() if self.holds("in", obj, c)), None)
+
     def skip(self, what: str, because: Predicate) -> None:
         """Note a step left out because its effect already holds."""
         self.notes.append(f"skip {what}: {because} already holds")

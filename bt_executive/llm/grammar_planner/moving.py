@@ -24,7 +24,7 @@ class Moving(SkillActs):
             self.act(intent)  # "fetch the mug": a skill that claims the verb as its own serves it
             return
         obj = self.resolve(intent.object, intent)
-        container = next((c for c in self.world.ids() if self.holds("in", obj, c)), None)
+        container = self.container_of(obj)
         if claimed and container is None:
             self.act(intent)  # "take out the rubbish"; but "take the mug out" of the fridge it is in is a pick
             return
@@ -44,7 +44,7 @@ class Moving(SkillActs):
 
     def open_what_hides(self, obj: str, grasp: SkillCall) -> None:
         """Open the closed drawer ``obj`` lies in before ``grasp``: a closed drawer hides what is in it."""
-        container = next((c for c in self.world.ids() if self.holds("in", obj, c)), None)
+        container = self.container_of(obj)
         if container is not None and self.affords(container, "openable"):
             opened = atom("drawer_open", container)
             if not self.state.holds(opened):
@@ -191,7 +191,7 @@ class Moving(SkillActs):
         fridge or cupboard the world says it is in, with the skill that takes things out, as ``pick`` does."""
         if self.holds("holding", obj):
             return
-        container = next((c for c in self.world.ids() if self.holds("in", obj, c)), None)
+        container = self.container_of(obj)
         if container is not None and not self.affords(container, "openable"):
             self.free_gripper(obj, intent)  # opening the fridge needs the gripper empty
             if self.take_out(obj, container, intent, goal=False):

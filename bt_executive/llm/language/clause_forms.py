@@ -386,11 +386,10 @@ def _by_shape(clause: str, skill_phrases: Collection[str]) -> str | None:
     return None
 
 
-@lru_cache(maxsize=256)
 def _goes_to(verb: str) -> bool:
     """Whether the lexicon's NAVIGATE phrases say ``verb`` with "to" ("roll to", "head to"): such a verb with
     more path words before its "to" ("roll on through to the hall") still goes there."""
-    return any(p == f"{verb} to" for p, action in load_lexicon().action_phrases() if action is ActionVerb.NAVIGATE)
+    return f"{verb} to" in load_lexicon().actions.get(ActionVerb.NAVIGATE, [])
 
 
 def rephrased(clause: str, skill_phrases: Collection[str] = ()) -> str | None:

@@ -54,6 +54,12 @@ class _Patterns:
             if lexicon.amount_hedges
             else None
         )
+        # "follow me but like stay two metres back": a hedge after a conjunction softens what follows, dropped
+        self.joined_hedges = (
+            re.compile(rf"\b(but|and|so|then|or),?\s+(?:{_alternation(lexicon.amount_hedges)})\b,?\s*")
+            if lexicon.amount_hedges
+            else None
+        )
         marks = _alternation([*lexicon.corrections, "no"])
         words = lexicon.correction_words
         openers, followers = alternatives(words.openers), alternatives(words.followers)
@@ -141,7 +147,8 @@ def tidy(text: str) -> str:
         text = patterns.fillers.sub("", text)
     if patterns.hedges is not None:
         text = patterns.hedges.sub("", text)  # "like thirty seconds"
-    text = re.sub(r"\b(but|and|so|then|or),?\s+like\b,?\s*", r"\1 ", text)  # "follow me but like stay back"
+    if patterns.joined_hedges is not None:
+        text = patterns.joined_hedges.sub(r"\1 ", text)  # "follow me but like stay back"
     # "and then, er, hoover", "would you, um, pour": the filler's commas go with it
     text = re.sub(
         r"\b(and|then|or|for|to|of|at|with|(?:would|could|can|will) you(?: maybe)?(?: like)?)\s*(?:,\s*)+", r"\1 ", text

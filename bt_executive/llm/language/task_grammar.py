@@ -610,7 +610,7 @@ def _from_length(clause: str) -> re.Match[str] | None:
 
 def _is_a_look(clause: str) -> bool:
     """Whether the clause starts with a phrase the lexicon's INSPECT action has ("read", "take a photo of")."""
-    looks = (p for p, action in load_lexicon().action_phrases() if action is ActionVerb.INSPECT)
+    looks = load_lexicon().actions.get(ActionVerb.INSPECT, [])
     return any(clause == p or clause.startswith(p + " ") for p in looks)
 
 
