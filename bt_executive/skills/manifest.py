@@ -12,6 +12,7 @@ name of an installed entry point or a websocket URL.
 from __future__ import annotations
 
 import functools
+import re
 import string
 from enum import StrEnum
 from typing import Annotated, Any, Self, TypeVar
@@ -328,11 +329,12 @@ class SkillManifest(BaseModel):
         return stated
 
     def phrases(self) -> tuple[str, ...]:
-        """The verb phrases that ask for this skill: ``language.phrases``, and its name when it has words joined
-        by "_" ("read_label label_l4": engineers call a skill by its name); "pick" alone stays a verb of the
-        lexicon, which every skill that picks may serve."""
-        name = self.id.rsplit("/", 1)[-1]
-        return (*self.language.phrases, name) if "_" in name else self.language.phrases
+        """The verb phrases that ask for this skill: ``language.phrases``, each "<verb> a <noun> of" also said
+        without its object ("snap a photo there": where the robot is, or what it just went to) and with "one"
+        for "a" ("snap one photo of"), and the skill's name when it has words joined by "_" ("read_label
+        label_l4": engineers call a skill by its name); "pick" alone stays a verb of the lexicon, which every
+        skill that picks may serve."""
+        return _phrases_said(self.id, self.language.phrases)
 
     def parameter_schema(self, param: str) -> dict[str, Any]:
         """The JSON Schema of one top-level parameter ({} when absent)."""
@@ -349,3 +351,20 @@ class SkillManifest(BaseModel):
         """Top-level argument names, in schema order."""
         props = (self.parameters or {}).get("properties", {})
         return tuple(props) if isinstance(props, dict) else ()
+
+
+_A_NOUN_OF = re.compile(r"^(?P<verb>.+?) (?:a|an) (?P<noun>[a-z]+) of$")
+
+
+@functools.cache
+def _phrases_said(skill_id: str, phrases: tuple[str, ...]) -> tuple[str, ...]:
+    said = dict.fromkeys(phrases)
+    for phrase in phrases:
+        found = _A_NOUN_OF.match(phrase)
+        if found is not None:
+            one = f"{found['verb']} one {found['noun']}"
+            said.update(dict.fromkeys((phrase.rsplit(" of", 1)[0], f"{one} of", one)))
+    name = skill_id.rsplit("/", 1)[-1]
+    if "_" in name:
+        said[name] = None
+    return tuple(said)

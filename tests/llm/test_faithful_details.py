@@ -174,7 +174,7 @@ def test_a_phrase_described_by_a_relative_clause_names_the_one_it_describes(robo
         ("tabletop/pick", {"object": "red_cube"}),
         ("tabletop/place_on", {"target": "green_cube"}),
     ]  # a restatement SmolLM2 made: the red cube is only named to say which cube
-    assert "the task names 'there cube' (blue_cube), which no step uses" in _problems(tabletop, task, *plan)
+    assert "the task names 'cube left of red cube' (blue_cube), which no step uses" in _problems(tabletop, task, *plan)
 
 
 def test_a_look_from_near_by_needs_an_approach_first(robots: dict[str, EvalRobot]) -> None:

@@ -1391,3 +1391,65 @@ def test_a_sign_off_that_asks_for_something_is_kept() -> None:
     """ "..., thanks, then go home": what follows "thanks" is a request, not a name."""
     assert normalise_task("put the cube on the plate, thanks, then go home").endswith("then go home")
     assert normalise_task("tap the red cube. Kind regards, Priya") == "tap the red cube"
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "steps"),
+    [
+        # an object named by the side of another it is on (the robot's frame: blue is left of red)
+        ("tabletop", "pick up the cube to the right of the red cube", ["pick(object=green_cube)"]),
+        ("tabletop", "push the block left of the red block left", ["push(object=blue_cube, direction=left)"]),
+        (
+            "tabletop",
+            "put the cube which is on the left of the red cube on the plate",
+            ["pick(object=blue_cube)", "place_on(target=plate)"],
+        ),
+        # "there": what the clause before acted on, either word order
+        (
+            "tabletop",
+            "open the drawer and put there the red cube",
+            ["open_drawer(drawer=drawer)", "pick(object=red_cube)", "place_on(target=drawer)"],
+        ),
+        (
+            "tabletop",
+            "open the drawer and put the red cube there",
+            ["open_drawer(drawer=drawer)", "pick(object=red_cube)", "place_on(target=drawer)"],
+        ),
+        # ... or the place it went to, for a skill that takes no place: where the robot is
+        (
+            "inspection",
+            "go to the boiler room and take a photo there",
+            ["navigate_to(location=boiler_room)", "take_photo()"],
+        ),
+        (
+            "inspection",
+            "go to the pump and take a photo there",
+            ["approach_object(object=pump_2)", "take_photo(target=pump_2)"],
+        ),
+        (
+            "home",
+            "go near the dishwasher and wait there for 10 seconds",
+            ["approach_object(object=dishwasher)", "wait(seconds=10.0)"],
+        ),
+        # a skill's "<verb> a <noun> of" said without its object, and with "one"
+        ("inspection", "go to the boiler room, snap one photo", ["navigate_to(location=boiler_room)", "take_photo()"]),
+    ],
+)
+def test_where_and_which_by_another_object(
+    robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]
+) -> None:
+    assert _labels(robots[robot], task) == steps
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "put the cube on the left of the plate",  # where to put it: no skill places beside something
+        "push the red cube left of the plate",  # where to push it, not which cube
+        "go to the left of the table",
+        "put the red cube there",  # 'there' with nothing before it
+    ],
+)
+def test_a_side_of_an_object_that_says_where_is_not_planned(robots: dict[str, EvalRobot], task: str) -> None:
+    with pytest.raises(PlannerError):
+        AutoPlanner(robots["tabletop"].registry).plan(task, robots["tabletop"].world)

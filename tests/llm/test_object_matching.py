@@ -196,6 +196,35 @@ def test_an_object_is_named_by_its_position_in_the_robots_frame(world: WorldStat
     ]
 
 
+@pytest.mark.parametrize(
+    ("phrase", "ids"),
+    [
+        # seed 0, in the robot's frame: blue (y 0.30) left of red (y 0.15) left of green (y -0.04)
+        ("the cube to the left of the red cube", ("blue_cube",)),
+        ("the cube which is on the right hand side of the red cube", ("green_cube",)),
+        ("the block left of the plate", ("blue_cube",)),
+        # of two on that side, the clearly nearer one: red is 0.20 m from green, blue 0.34 m
+        ("the cube to the left of the green cube", ("red_cube",)),
+        # behind is further from the robot: of red and green, both behind the plate, green is clearly nearer
+        ("the cube behind the plate", ("green_cube",)),
+        # within 45 degrees of that way: green is 0.34 m to the side of blue and only 0.03 m nearer the robot
+        ("the cube in front of the blue cube", ()),
+        ("the cube to the right of the green cube", ()),
+    ],
+)
+def test_an_object_is_named_by_the_side_of_another_it_is_on(
+    world: WorldState, phrase: str, ids: tuple[str, ...]
+) -> None:
+    assert match_objects(phrase, world).ids == ids
+
+
+def test_a_side_of_something_with_no_object_before_it_is_a_place(world: WorldState) -> None:
+    with pytest.raises(UnknownObject):
+        resolve_object("the left side of the table", world)
+    with pytest.raises(UnknownObject, match="purple"):
+        resolve_object("the cube left of the purple plate", world)
+
+
 def test_two_objects_level_with_each_other_are_a_tie(world: WorldState) -> None:
     twin = with_second_red_cube(world)
     red = twin.object("red_cube")

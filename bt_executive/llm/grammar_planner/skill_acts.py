@@ -215,6 +215,10 @@ class SkillActs(Chaining):
             if held is not None and self.last_object in (None, held) and self.hands_over_held(skills):
                 self.notes.append(f"'it' in {intent.clause!r} -> {held} (the one held)")
                 return None  # "hand it to me": the skill takes what is held, no object argument
+            if intent.there and self.last_region is not None:
+                return None  # "go to the boiler room and take a photo there": where it is, nothing named
+            if intent.there and not fitting:
+                return None  # "go near the dishwasher and wait there": a skill that takes no object
             return Referent(self.resolve(None, intent, among=fitting))  # "put the cube in the drawer and shut it"
         regions = regions_listed(intent.object, self.world)
         if regions:  # a list of places for one skill that takes them all (each_object split the others)

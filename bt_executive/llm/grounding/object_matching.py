@@ -23,6 +23,12 @@ objects in the current world state, by the first rule that finds anything:
    base or the one object named after "to"/"from". Two within 1 cm of each
    other are a tie, refused as ambiguous.
 
+Before all of them, a side of another object: "the cube to the left of the red
+cube", "the mug behind the kettle", "the block in front of the bowl" are, of
+the objects the first part names, those on that side of the one object the
+second part names, in the robot's frame and within 45 degrees of that way; of
+several, the clearly nearest (``_beside``).
+
 Every word must match, so a different colour or category is never
 substituted: "the purple cube" matches nothing when there is no purple cube,
 and that is a refusal (``UnknownObject``) naming the objects there are. A
@@ -156,6 +162,9 @@ def match_objects(
 ) -> ObjectMatch:
     """The ids ``phrase`` matches by the first rule that matches any, sorted; empty when none does."""
     phrase = _numbered_ids(phrase, world)
+    beside = _beside(phrase, world, exclude=exclude, among=among)
+    if beside is not None:
+        return beside
     near = _nearest_to(phrase, world, exclude=exclude, among=among)
     if near is not None:
         return near
@@ -294,6 +303,48 @@ def _nearest_to(
     return ObjectMatch(phrase=phrase, ids=tuple(found), rule="relation")
 
 
+def _beside(
+    phrase: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
+) -> ObjectMatch | None:
+    """ "the cube to the left of the red cube", "the mug behind the kettle": of what the first part names, those
+    on that side of the one object the second part names, in the robot's frame: further along y for left (less
+    for right), along x for behind (further from the robot; less for in front of), by more than TIE_M and by
+    more than across (within 45 degrees of that way, so a cube far off to the side is not "in front of" it).
+    Of several, the one nearest it when it is clearly nearest (SIZE_MARGIN), else all of them (an ambiguity to
+    refuse). None when the phrase names no side of an object."""
+    patterns = _patterns()
+    split = patterns.beside.match(" ".join(phrase.lower().split()))
+    if split is None or not set(phrase_words(split.group("x"))) - articles():
+        return None  # "the left side of the table": a place, not an object
+    anchors = match_objects(split.group("y"), world).ids
+    if not anchors:
+        raise UnknownObject(split.group("y"), world.ids())
+    found = [i for i in match_objects(split.group("x"), world, exclude=exclude, among=among).ids if i not in anchors]
+    if len(anchors) != 1:
+        return ObjectMatch(phrase=phrase, ids=tuple(found), rule="relation")
+    anchor = world.object(anchors[0])
+    assert anchor is not None
+    side = patterns.side_of[" ".join(split.group("side").split())]
+    axis, sign = {"left": (1, 1.0), "right": (1, -1.0), "far": (0, 1.0), "near": (0, -1.0)}[side]
+
+    def offset(object_id: str) -> float:
+        obj = world.object(object_id)
+        if obj is None:
+            return -math.inf
+        along = sign * (obj.position[axis] - anchor.position[axis])
+        across = abs(obj.position[1 - axis] - anchor.position[1 - axis])
+        return along if along > across else -math.inf
+
+    def distance(object_id: str) -> float:
+        obj = world.object(object_id)
+        return math.dist(obj.position, anchor.position) if obj is not None else math.inf
+
+    there = sorted((i for i in found if offset(i) > TIE_M), key=distance)
+    if len(there) >= 2 and distance(there[1]) < SIZE_MARGIN * distance(there[0]):
+        return ObjectMatch(phrase=phrase, ids=tuple(sorted(there)), rule="relation")
+    return ObjectMatch(phrase=phrase, ids=tuple(there[:1]), rule="relation")
+
+
 def _modifier_first(phrase: str) -> str | None:
     """ "the gauge on the boiler" -> "boiler gauge": the words after the relation first, as a modifier, when
     the relation named no object it holds; None when the phrase is not "X <relation> Y"."""
@@ -341,6 +392,12 @@ class _Patterns:
         self.nearness = re.compile(
             rf"^(?P<x>.+?)\s+(?:(?:{which})\s+(?:{alternatives(linking.nearness)})\s+)?(?:{near or '(?!)'})\s+"
             r"(?:to\s+)?(?P<y>.+)$"
+        )
+        self.side_of = {w: side for side, words in lexicon.side_relations.items() for w in words}
+        side = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(self.side_of, key=len, reverse=True))
+        self.beside = re.compile(
+            rf"^(?P<x>.+?)\s+(?:(?:{which})\s+(?:{alternatives(linking.position)})\s+)?"
+            rf"(?:(?:{alternatives(placed.position)})\s+)?(?P<side>{side or '(?!)'})\s+(?P<y>.+)$"
         )
         # 'the cube that is not red', 'the block which isn't green' (apostrophes are gone by now)
         self.negation = re.compile(

@@ -164,6 +164,18 @@ class _Patterns:
             rf"(?:(?:{vague})\s+)?(?:{alternatives(lexicon.clause_patterns.towards)})\s+(?:the\s+)?(?P<d>{ways})"
             rf"(?:\s+(?:{vague}))?$"
         )
+        # "the cube (which is) to the left of the red cube": a side of another object, said right after an object's
+        # words, describes the object; grounding reads it in its first form (object_matching._beside).
+        self.side_said = {w: said[0] for said in lexicon.side_relations.values() for w in said}
+        sides = "|".join(re.escape(w).replace(r"\ ", _S) for w in sorted(self.side_said, key=len, reverse=True))
+        which, linking, placed = alternatives(lexicon.relative_pronouns), lexicon.linking_verbs, lexicon.placement_verbs
+        self.side_description = re.compile(
+            rf"\s+(?:(?:{which})\s+(?:{alternatives(linking.position)})\s+)?(?:(?:{alternatives(placed.position)})\s+)?"
+            rf"(?P<side>{sides or '(?!)'})\s+(?=\S)"
+        )
+        self.not_object_words = frozenset(words.articles) | frozenset(words.side_leads)
+        self.there = frozenset(words.there_words)
+        self.put_there = re.compile(rf"^(?P<x>.+?)\s+(?:{alternatives(words.there_words)})$")
         self.question_words = frozenset(words.question_words)
         self.relative_pronouns = frozenset(lexicon.relative_pronouns)
         self.opened = frozenset(lexicon.states["open"])
@@ -190,6 +202,22 @@ def object_phrase(text: str | None) -> str | None:
     phrase = patterns.contents.sub("", text.strip())  # "whatever s in the red mug": the red mug (poured, emptied)
     bare = patterns.article.sub("", phrase).strip()
     return None if not bare or bare in patterns.pronouns else phrase
+
+
+def _described(rest: str) -> tuple[str, str]:
+    """``rest`` with each side of an object said right after an object's words in the form grounding reads ("the
+    cube to the left of the red cube" -> "the cube left of the red cube"), and ``rest`` with those masked, for the
+    check for relations no skill makes: "put the cube left of the plate" still says where to put it."""
+    patterns = _patterns()
+    said, masked, end = [], [], 0
+    for found in patterns.side_description.finditer(rest):
+        before = rest[: found.start()].split()
+        if not before or before[-1] in patterns.not_object_words:
+            continue  # "go to the left of the table", "take it from in front of the bowl": a place
+        said += [rest[end : found.start()], f" {patterns.side_said[' '.join(found.group('side').split())]} "]
+        masked += [rest[end : found.start()], " of "]
+        end = found.end()
+    return "".join([*said, rest[end:]]), "".join([*masked, rest[end:]])
 
 
 def _except(phrase: str | None) -> tuple[str | None, str | None]:
@@ -514,7 +542,8 @@ def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     if started is None:
         return None
     verb, rest = started
-    if _compiled().unsupported.search(rest):
+    rest, masked = _described(rest)
+    if _compiled().unsupported.search(masked):
         return None  # "next to the plate": a relation no skill makes; not guessed at ("come along with" is a verb)
     patterns = _patterns()
     people = "|".join(_alternatives(load_lexicon().people))
@@ -527,6 +556,9 @@ def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
             rest, direction = rest[: len(rest) - len(phrase)].strip(), name
             break
     rest = patterns.towards.sub("", rest).strip()
+    there = rest in patterns.there  # "take a photo there": where the clause before acted
+    if there:
+        rest = ""
     x, y, joined = rest, None, None
     if (split := patterns.act_rest.match(rest)) is not None:
         x, y, joined = split.group("x"), split.group("y"), rest
@@ -550,7 +582,8 @@ def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
         target=object_phrase(y),
         direction=direction,
         excluding=excluding,
-        bare=not rest and direction is None,
+        bare=not rest and direction is None and not there,
+        there=there,
         joined=joined,
     )
 
@@ -597,8 +630,8 @@ def _form(clause: str, skill_phrases: Collection[str] = ()) -> Intent | None:
     verb = grammar.verb_re.match(clause)
     if verb is None:
         return _verbless(clause)
-    rest = (verb.group("rest") or "").strip()
-    if grammar.unsupported.search(rest):
+    rest, masked = _described((verb.group("rest") or "").strip())
+    if grammar.unsupported.search(masked):
         return None  # "next to the plate": a relation no skill makes; not guessed at
     for action in grammar.verbs[verb.group("v")]:
         if action is IntentAction.PUSH:
@@ -728,6 +761,9 @@ def _put_down_or_into_it(verb: str, rest: str, clause: str) -> Intent | None:
     if into is not None:
         relation: Literal["on", "in"] = "on" if into.group("rel") in _patterns().into_on else "in"
         return Intent(action=IntentAction.PUT, clause=clause, object=object_phrase(into.group("x")), relation=relation)
+    there = _patterns().put_there.match(rest)
+    if there is not None:  # "open the drawer and put the cube there": into what the clause before acted on
+        return Intent(action=IntentAction.PUT, clause=clause, object=object_phrase(there.group("x")))
     down = _DOWN.match(rest)
     if down is not None and (verb in _compiled().put_down or rest.endswith(" down")):
         obj = object_phrase(down.group("x"))

@@ -83,6 +83,7 @@ class Intent(BaseModel):
     top: str | None = Field(default=None, description="the object a tower ends with ('with the red cube on top')")
     verb: str | None = Field(default=None, description="the verb phrase as said ('go to', 'fetch')")
     bare: bool = Field(default=False, description="the act verb stands alone: nothing named ('undock', 'wait')")
+    there: bool = Field(default=False, description="the act is where the clause before acted ('take a photo there')")
     quantities: tuple[Quantity, ...] = Field(default=(), description="amounts the clause names ('10 cm', 'twice')")
     joined: str | None = Field(
         default=None,

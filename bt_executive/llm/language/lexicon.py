@@ -365,6 +365,8 @@ class ClauseFormWords(_WordLists):
     pronouns: Words = Field(description="stand for an object named before ('top': 'then put the green one on top')")
     in_words: Words = Field(description="relations that mean 'in'")
     neutral_words: Words = Field(description="name a destination, not a relation ('move the cube to the bowl')")
+    there_words: Words = Field(description="'put the cube there': where the clause before acted")
+    side_leads: Words = Field(description="'go to the left of the table': a place, not a description")
     put_particles: Words = Field(description="'put it back on the plate'")
     stack_relations: Words = Field(description="'stack X on top of Y'")
     pour_relations: Words = Field(description="'pour X into Y'")
@@ -512,6 +514,9 @@ class Lexicon(BaseModel):
     unsupported_relations: list[str] = Field(default_factory=list, description="relations no skill makes")
     nearness_relations: list[str] = Field(
         default_factory=list, description="relations that name an object by the one it stands nearest"
+    )
+    side_relations: dict[Literal["left", "right", "far", "near"], list[str]] = Field(
+        default_factory=dict, description="relations that name an object by the side of another it is on"
     )
     home_verbs: list[str] = Field(default_factory=list, description="words that start a home clause")
     filler_prefixes: list[str] = Field(default_factory=list, description="politeness dropped before a clause")
