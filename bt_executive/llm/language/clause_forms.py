@@ -141,8 +141,8 @@ class _Patterns:
         # "the red cube should be in the bowl", "make sure the drawer is open": the goal stated, not the action.
         states = alternatives([*lexicon.states["open"], *lexicon.states["closed"]])
         self.goal_statement = re.compile(
-            rf"^(?:(?:{alternatives(words.goal_leads)})\s+(?:that\s+)?)?(?P<x>.+?)\s+"
-            rf"(?:{alternatives(words.goal_verbs)})\s+"
+            rf"^(?:(?P<lead>{alternatives(words.goal_leads)})\s+(?:that\s+)?)?(?P<x>.+?)\s+"
+            rf"(?P<be>{alternatives(words.goal_verbs)})\s+"
             rf"(?:(?P<state>{states})|{on}\s+(?P<y>.+))$"
         )
         # A verb no lexicon or manifest knows, read by the clause's shape (``_by_shape``); an "-ly" word before it
@@ -175,6 +175,7 @@ class _Patterns:
         )
         self.not_object_words = frozenset(words.articles) | frozenset(words.side_leads)
         self.there = frozenset(words.there_words)
+        self.copulas = frozenset(words.copulas)
         self.put_there = re.compile(rf"^(?P<x>.+?)\s+(?:{alternatives(words.there_words)})$")
         self.question_words = frozenset(words.question_words)
         self.relative_pronouns = frozenset(lexicon.relative_pronouns)
@@ -745,6 +746,8 @@ def _goal_statement(clause: str) -> Intent | None:
         return None
     if match.group("x").split()[-1] in patterns.relative_pronouns:
         return None  # "put the cube that is on the plate in the bowl": a relative clause, not a stated goal
+    if match.group("lead") is None and match.group("x") in patterns.pronouns and match.group("be") in patterns.copulas:
+        return None  # "close the drawer, it is open": what is so, a reason; "make sure it is open" asks
     state = match.group("state")
     if state is not None:
         action = IntentAction.OPEN if state in patterns.opened else IntentAction.CLOSE

@@ -415,6 +415,7 @@ class ClauseFormWords(_WordLists):
     motion_links: Words = Field(description="after a going's particles, before the place ('... on down to')")
     goal_leads: Words = Field(description="'make sure the drawer is open'")
     goal_verbs: Words = Field(description="'the cube should be in the bowl'")
+    copulas: Words = Field(description="goal verbs that, after a pronoun, state what is so ('it is open')")
     into_it: dict[Literal["in", "on"], list[str]] = Field(description="'put the cube inside': into what came before")
 
     @field_validator("into_it")
