@@ -1471,3 +1471,22 @@ def test_what_a_pronoun_is_said_to_be_is_a_reason_not_a_request(robots: dict[str
         "close_drawer(drawer=drawer)",
     ]
     assert _labels(tabletop, "the drawer is open") == ["open_drawer(drawer=drawer)"]
+
+
+@pytest.mark.parametrize(
+    ("task", "steps"),
+    [
+        ("pick up the blue cube, not the red one", ["pick(object=blue_cube)"]),
+        ("pick up the red cube instead of the blue one", ["pick(object=red_cube)"]),
+        ("tap the cube in the middle", ["tap(object=red_cube)"]),
+    ],
+)
+def test_which_one_said_by_the_one_not_meant_or_by_the_middle(
+    robots: dict[str, EvalRobot], task: str, steps: list[str]
+) -> None:
+    assert _labels(robots["tabletop"], task) == steps
+
+
+def test_the_one_not_meant_being_the_one_named_is_refused(robots: dict[str, EvalRobot]) -> None:
+    with pytest.raises(PlannerRefused):
+        AutoPlanner(robots["tabletop"].registry).plan("pick up the red cube, not the red one", robots["tabletop"].world)

@@ -218,6 +218,15 @@ def test_an_object_is_named_by_the_side_of_another_it_is_on(
     assert match_objects(phrase, world).ids == ids
 
 
+def test_the_middle_one_of_an_odd_number_is_the_one_with_as_many_either_side(world: WorldState) -> None:
+    assert match_objects("the middle cube", world).ids == ("red_cube",)
+    assert match_objects("the block in the centre", world).ids == ("red_cube",)
+    with pytest.raises(AmbiguousObject):  # four cubes have no middle one
+        resolve_object("the middle cube", with_second_red_cube(world))
+    with pytest.raises(UnknownObject):  # the middle of something is a place on it
+        resolve_object("the middle of the table", world)
+
+
 def test_a_side_of_something_with_no_object_before_it_is_a_place(world: WorldState) -> None:
     with pytest.raises(UnknownObject):
         resolve_object("the left side of the table", world)

@@ -434,6 +434,11 @@ class _Patterns:
                 rf"(?:{alternatives(sides.nouns, before=_SPACE)})?$"
             ),
         )
+        middle = alternatives(lexicon.middles)
+        self.middle = (
+            re.compile(rf"^(?:the\s+)?(?:{middle})\s+(?P<x>(?!of\b).+)$"),  # "the middle cube", not "the middle of"
+            re.compile(rf"^(?P<x>.+?)\s+(?:in|at)\s+the\s+(?:{middle})$"),  # "the cube in the middle"
+        )
         self.place_part = re.compile(rf"\b(?:{alternatives(lexicon.place_parts)})\b")
         relations = lexicon.relations
         self.relation = re.compile(
@@ -540,6 +545,9 @@ def _by_position(
     """Rule 6: the object an extreme position picks out ("the leftmost cube"), ties both; None if not one."""
     text = " ".join(phrase.lower().replace("-", " ").split())  # "left-hand" as "left hand"
     patterns = _patterns()
+    middle = next((m for pattern in patterns.middle if (m := pattern.match(text)) is not None), None)
+    if middle is not None:
+        return _in_the_middle(match_objects(middle.group("x"), world, exclude=exclude, among=among).ids, world)
     for pattern in patterns.positions:
         found = pattern.match(text)
         if found is not None:
@@ -571,6 +579,21 @@ def _by_position(
 
     best = max(score(i) for i in candidates)
     return tuple(i for i in candidates if best - score(i) < TIE_M)
+
+
+def _in_the_middle(candidates: Sequence[str], world: WorldState) -> tuple[str, ...] | None:
+    """ "the middle cube": of an odd number of them, three or more, the one with as many to its left as to its
+    right (y in the robot's frame); all of them (an ambiguity) when there is no such one or a neighbour is within
+    TIE_M of it; None when the words name nothing."""
+    if not candidates:
+        return None
+    ranked = sorted(candidates, key=lambda i: _y(world, i))
+    half = len(ranked) // 2
+    if len(ranked) < 3 or len(ranked) % 2 == 0:
+        return tuple(candidates)
+    if min(abs(_y(world, ranked[half]) - _y(world, ranked[k])) for k in (half - 1, half + 1)) < TIE_M:
+        return tuple(candidates)
+    return (ranked[half],)
 
 
 def _related(

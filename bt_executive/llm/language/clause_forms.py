@@ -65,7 +65,7 @@ class _Patterns:
             rf"^(?:(?:{alternatives(words.contents)})\s+(?:s|is)\s+(?:in|inside)|the\s+contents\s+of)\s+(?=\S)"
         )
         self.excepted = re.compile(
-            rf"^(?P<kept>.+?)\s*,?\s+(?:{alternatives(words.except_words, space=_S)})\s+(?P<ex>.+)$"
+            rf"^(?P<kept>.+?)(?:\s*,?\s+(?:{alternatives(words.except_words, space=_S)})|\s*,\s+not)\s+(?P<ex>.+)$"
         )
         self.trailing_too = re.compile(rf"\s+{also()}$")
         prepositions = alternatives(words.amount_prepositions)

@@ -78,6 +78,7 @@ _GRAMMAR_WORDS = {
     "modifier_relations",
     "robot_words",
     "extremes",
+    "middles",
     "position_anchors",
     "place_parts",
     "sides",
@@ -658,6 +659,7 @@ class Lexicon(BaseModel):
     extremes: dict[Literal["left", "right", "near", "far"], list[str]] = Field(
         description="superlatives that pick one object by where it is, by the side or distance each means"
     )
+    middles: Words = Field(description="'the middle cube': of an odd number, the one with as many either side")
     position_anchors: Words = Field(description="words before the object a position is measured from")
     place_parts: Words = Field(description="words that make 'the left X' a place, not an object")
     sides: SideWords
