@@ -1490,3 +1490,23 @@ def test_which_one_said_by_the_one_not_meant_or_by_the_middle(
 def test_the_one_not_meant_being_the_one_named_is_refused(robots: dict[str, EvalRobot]) -> None:
     with pytest.raises(PlannerRefused):
         AutoPlanner(robots["tabletop"].registry).plan("pick up the red cube, not the red one", robots["tabletop"].world)
+
+
+def test_going_back_after_the_base_moved_is_refused_unless_the_next_clause_says_where(
+    robots: dict[str, EvalRobot],
+) -> None:
+    """ "go back" after a drive is the base's way back, not the arm's home pose, which the robot is in already:
+    it was a silent no-op. No skill takes the base back to where it started, so the next clause must go
+    somewhere ("go back and charge"), else the task is refused."""
+    home = robots["home"]
+    planner = AutoPlanner(home.registry)
+    for task in ("go to the kitchen then come back", "go to the kitchen, come back and wait 5 seconds"):
+        with pytest.raises(PlannerRefused, match="no skill of this robot takes its base back") as refused:
+            planner.plan(task, home.world)
+        assert refused.value.kind is RefusalKind.MISSING_SKILL
+    assert _labels(home, "go to the kitchen, then go back and charge") == [
+        "navigate_to(location=kitchen)",
+        "dock(dock=dock)",
+    ]
+    # an arm robot that never drove: "go back" is its home pose
+    assert _labels(robots["tabletop"], "tap the red cube then go back") == ["tap(object=red_cube)", "home()"]

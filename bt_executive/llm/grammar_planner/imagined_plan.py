@@ -54,6 +54,8 @@ class ImaginedPlan:
         """The object the last object phrase named: what 'the green one' takes its kind from."""
         self.goal: list[Predicate] = []
         self.last_actions: frozenset[ActionVerb] = frozenset()
+        self.going_back: str | None = None
+        """A bare "go back" said after the base moved: where to is the next clause's, which must move the base."""
         self.last_verb: str | None = None
         """The verb of the clause that emitted the last step through ``act``."""
         """The action verbs of the clause that emitted the last step through ``act``."""

@@ -8,6 +8,7 @@ from bt_executive.llm.grammar_planner.imagined_plan import atom
 from bt_executive.llm.grammar_planner.planning_errors import MissingSkill, NotAfforded
 from bt_executive.llm.grammar_planner.skill_acts import SkillActs
 from bt_executive.llm.grammar_planner.skill_choice import Referent, affordance_needs, candidates, fit, names_category
+from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.llm.language.task_grammar import Intent, IntentAction
 from bt_executive.llm.plan import PlannerRefused
 from bt_executive.skills.call import SkillCall
@@ -177,6 +178,11 @@ class Moving(SkillActs):
             self.emit(*moving, intent.clause)
 
     def home(self, intent: Intent) -> None:
+        if self.base_moved(self.steps) and not set(intent.clause.split()) & set(load_lexicon().home_pose_words):
+            # "go to the kitchen, then come back": the base, not the arm; "... go back and charge": back to the
+            # dock, which the next clause must go to (``went_back``)
+            self.going_back = intent.clause
+            return
         self.goal.append(atom("at_home"))
         if self.holds("at_home"):
             self.skip("home", atom("at_home"))
@@ -185,6 +191,23 @@ class Moving(SkillActs):
         if homing is None:
             raise MissingSkill("no skill of this robot goes home (none has the effect at_home)")
         self.emit(*homing, intent.clause)
+
+    def base_moved(self, steps: list[SkillCall]) -> bool:
+        """Whether one of ``steps`` moves the robot's base (a skill whose actions include NAVIGATE)."""
+        return any(ActionVerb.NAVIGATE in self.registry.get(step.skill).actions for step in steps)
+
+    def went_back(self, before: int, *, last: bool) -> None:
+        """Refuse a bare "go back" said after the base moved, unless the clause after it (its steps from
+        ``before``) moves the base: no skill takes the base back to where it started."""
+        said = self.going_back
+        if said is None or (not last and len(self.steps) == before):
+            return
+        if last or not self.base_moved(self.steps[before:]):
+            raise MissingSkill(
+                f"{said!r} after going somewhere: no skill of this robot takes its base back to where it started; "
+                "say where to go back to"
+            )
+        self.going_back = None
 
     def _grasp(self, obj: str, intent: Intent) -> None:
         """Make sure ``obj`` is in the gripper: put anything else down, then pick it unless held; out of the

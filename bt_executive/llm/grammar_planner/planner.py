@@ -118,7 +118,11 @@ class GrammarPlanner:
         builder = _PlanBuilder(self._registry, self._owner, world_state, history, self.name)
         try:
             for intent in intents:
+                before, back = len(builder.steps), builder.going_back
                 builder.add(intent)
+                if back is not None:
+                    builder.went_back(before, last=False)
+            builder.went_back(len(builder.steps), last=True)
         except PlannerRefused as refusal:
             if prior_attempts and refusal.kind is RefusalKind.NO_SUCH_OBJECT:
                 # It was there when the task was accepted: the world changed under the task, an error.

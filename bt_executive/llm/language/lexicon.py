@@ -525,6 +525,7 @@ class Lexicon(BaseModel):
     filler_suffixes: list[str] = Field(default_factory=list, description="politeness dropped after a clause")
     adverbs: list[str] = Field(default_factory=list, description="manner words dropped wherever they stand")
     home_phrases: list[str] = Field(description="regular expressions for whole clauses that mean go home")
+    home_pose_words: Words = Field(description="words of a home phrase that name the arm or its pose, not the base")
     amount_frames: dict[Literal["before", "after"], list[str]] = Field(
         default_factory=dict, description="words that only frame an amount ('at a distance of', 'away'), dropped"
     )
