@@ -1510,3 +1510,16 @@ def test_going_back_after_the_base_moved_is_refused_unless_the_next_clause_says_
     ]
     # an arm robot that never drove: "go back" is its home pose
     assert _labels(robots["tabletop"], "tap the red cube then go back") == ["tap(object=red_cube)", "home()"]
+
+
+def test_a_bare_object_phrase_after_an_act_is_the_whole_object_not_the_one_before_again(
+    robots: dict[str, EvalRobot],
+) -> None:
+    """ "read the gauge in the boiler room, then the one in corridor b" read the boiler gauge twice: the phrase
+    said after it was joined to the first clause's place again."""
+    inspection = robots["inspection"]
+    for task in (
+        "read the gauge in the boiler room then the one in corridor b",
+        "read the gauge in the boiler room, then the gauge in corridor b",
+    ):
+        assert _labels(inspection, task) == ["read_gauge(gauge=boiler_gauge)", "read_gauge(gauge=p7)"]

@@ -495,7 +495,11 @@ def _elided(clause: str, previous: Intent | None, leads: Collection[str] = ()) -
         return None
     if any(q.unit == COUNT for q in previous.quantities):
         return None  # "tap the red cube twice, then the blue one": twice again, or once? Not guessed at
-    return previous.model_copy(update={"object": object_phrase(match.group("x")), "clause": clause})
+    phrase = object_phrase(match.group("x"))
+    # "read the gauge in the boiler room, then the one in corridor b": the phrase said is the whole object for a
+    # skill that takes no target (``joined``), not the one before joined to its place again
+    joined = phrase if previous.joined is not None else None
+    return previous.model_copy(update={"object": phrase, "clause": clause, "joined": joined})
 
 
 def _counted_elision(clause: str, previous: Intent | None, leads: Collection[str]) -> Intent | None:
