@@ -1523,3 +1523,21 @@ def test_a_bare_object_phrase_after_an_act_is_the_whole_object_not_the_one_befor
         "read the gauge in the boiler room, then the gauge in corridor b",
     ):
         assert _labels(inspection, task) == ["read_gauge(gauge=boiler_gauge)", "read_gauge(gauge=p7)"]
+
+
+def test_moving_an_object_back_after_this_task_moved_it_is_ambiguous(robots: dict[str, EvalRobot]) -> None:
+    """ "move the red cube onto the plate then move it back" pushed it towards the robot; back to where it was
+    is as likely, and no skill does that. With an amount, or with nothing moved before, back is a direction."""
+    tabletop = robots["tabletop"]
+    planner = AutoPlanner(tabletop.registry)
+    for task in ("move the red cube onto the plate then move it back", "push the red cube left then push it back"):
+        with pytest.raises(PlannerRefused, match="back to where red_cube was") as refused:
+            planner.plan(task, tabletop.world)
+        assert refused.value.kind is RefusalKind.AMBIGUOUS
+    assert _labels(tabletop, "push the red cube left then push it back 5 cm")[-1] == (
+        "push(object=red_cube, direction=back, distance=0.05)"
+    )
+    assert _labels(tabletop, "tap the red cube then push it back") == [
+        "tap(object=red_cube)",
+        "push(object=red_cube, direction=back)",
+    ]

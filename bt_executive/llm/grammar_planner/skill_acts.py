@@ -71,6 +71,13 @@ def _names_param(named: str, param: str) -> bool:
     return set(named.split()) <= words
 
 
+_MOVES = frozenset(
+    {ActionVerb.PICK, ActionVerb.PICK_AND_PLACE, ActionVerb.TRANSFER, ActionVerb.PUSH, ActionVerb.PULL}
+    | {ActionVerb.SLIDE}
+)
+"""The actions that move the object they act on: after one, "move it back" may mean back where it was."""
+
+
 class _Fitting(Collection[str]):
     """The ids of the world's objects some skill fits, each fitted when first asked about: a clause's phrase
     names one or two objects, and fitting every skill to every object cost a home plan a millisecond."""
@@ -380,6 +387,13 @@ class SkillActs(Chaining):
             return intent
         return intent.model_copy(update={"object": found.group("what"), "target": found.group("where")})
 
+    def _moved(self, object_id: str) -> bool:
+        """Whether a step so far moves ``object_id`` (picks, pushes, pulls or slides it)."""
+        return any(
+            object_id in step.args.values() and set(self.registry.get(step.skill).actions) & _MOVES
+            for step in self.steps
+        )
+
     def arguments(self, chosen: Fit, referent: Referent | None, intent: Intent) -> dict[str, JsonValue]:
         """The call's arguments, each from the words of its role; what the clause says and no role takes
         is not guessed at (the task is not understood)."""
@@ -400,6 +414,12 @@ class SkillActs(Chaining):
             elif role is Role.PERSON and intent.target is not None and intent.target in load_lexicon().people:
                 took_target = True  # "hand it to me": the skill's person, its default
             elif role is Role.DIRECTION and intent.direction is not None:
+                if intent.direction == "back" and not intent.quantities and referent and self._moved(referent.id):
+                    raise PlannerRefused(
+                        f"{intent.clause!r}: back to where {referent.id} was before this task moved it, or towards "
+                        "the robot? Say which (no skill puts an object back where it was)",
+                        RefusalKind.AMBIGUOUS,
+                    )
                 allowed = manifest.parameter_schema(param).get("enum")
                 if allowed is not None and intent.direction not in allowed:
                     raise NotAfforded(f"{manifest.id} moves {', '.join(map(str, allowed))}, not {intent.direction}")
