@@ -120,7 +120,10 @@ class SkillLanguage(BaseModel):
     phrases: tuple[Annotated[str, Field(pattern=_VERB_PHRASE)], ...] = Field(
         default=(), description="verb phrases that start a request for this skill, e.g. 'turn off', 'photograph'"
     )
-    roles: dict[str, Role] = Field(default_factory=dict, description="parameter name -> its role in a sentence")
+    roles: dict[str, Role] = Field(
+        default_factory=dict,
+        description="parameter name (a nested one as 'grasp.approach_height') -> its role in a sentence",
+    )
 
 
 def _not_blank(value: str) -> str:
@@ -316,7 +319,7 @@ class SkillManifest(BaseModel):
     def _roles_name_parameters(self) -> Self:
         props = self.parameter_names()
         for param in self.language.roles:
-            if param not in props:
+            if param not in props and not ("." in param and self.parameter_schema(param)):
                 raise ValueError(f"language.roles names {param!r}, which is not a parameter ({', '.join(props)})")
         return self
 
@@ -337,10 +340,13 @@ class SkillManifest(BaseModel):
         return _phrases_said(self.id, self.language.phrases)
 
     def parameter_schema(self, param: str) -> dict[str, Any]:
-        """The JSON Schema of one top-level parameter ({} when absent)."""
-        props = (self.parameters or {}).get("properties", {})
-        found = props.get(param) if isinstance(props, dict) else None
-        return found if isinstance(found, dict) else {}
+        """The JSON Schema of one parameter ({} when absent); "grasp.approach_height" is a property of an object
+        parameter (``language.roles`` may give one a role: "with an approach height of 5 cm")."""
+        schema: Any = self.parameters or {}
+        for name in param.split("."):
+            props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+            schema = props.get(name) if isinstance(props, dict) else None
+        return schema if isinstance(schema, dict) else {}
 
     @property
     def name(self) -> str:

@@ -88,6 +88,24 @@ def merge_goal(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> dic
     return merged
 
 
+def argument_at(args: Mapping[str, Any], param: str) -> Any:
+    """The value of ``param`` in a call's arguments, a nested one by its dotted path ("grasp.approach_height");
+    None when absent."""
+    value: Any = args
+    for name in param.split("."):
+        value = value.get(name) if isinstance(value, Mapping) else None
+    return value
+
+
+def with_argument(args: dict[str, Any], param: str, value: Any) -> None:
+    """Set ``param`` in ``args`` (a nested one by its dotted path, its objects made as needed)."""
+    *outer, last = param.split(".")
+    for name in outer:
+        inner = args.get(name)
+        args = args.setdefault(name, {}) if not isinstance(inner, dict) else inner
+    args[last] = value
+
+
 def goal_arguments(manifest: SkillManifest, args: Mapping[str, Any]) -> dict[str, Any]:
     """Validate a call's arguments and merge them over the manifest's default goal."""
     validate_arguments(manifest, args)

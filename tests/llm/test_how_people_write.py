@@ -1541,3 +1541,22 @@ def test_moving_an_object_back_after_this_task_moved_it_is_ambiguous(robots: dic
         "tap(object=red_cube)",
         "push(object=red_cube, direction=back)",
     ]
+
+
+def test_an_amount_goes_to_a_nested_parameter_it_names_and_is_not_guessed_between_two(
+    robots: dict[str, EvalRobot],
+) -> None:
+    """pick's ``grasp.approach_height`` and ``grasp.lift_height`` are both lengths: an amount names one by its
+    name, or by a word of the clause ("lift"); one that could be either is not guessed at."""
+    tabletop = robots["tabletop"]
+    assert _labels(tabletop, "pick up the red cube with an approach height of 5 cm") == [
+        "pick(object=red_cube, grasp={'approach_height': 0.05})"
+    ]
+    assert _labels(tabletop, "lift the red cube 10 cm") == ["pick(object=red_cube, grasp={'lift_height': 0.1})"]
+    # a pick with amounts of its own stays a step of its own before the put ("pick X and put it on Y" is one put)
+    assert _labels(tabletop, "pick up the red cube with an approach height of 5 cm and put it on the plate") == [
+        "pick(object=red_cube, grasp={'approach_height': 0.05})",
+        "place_on(target=plate)",
+    ]
+    with pytest.raises(PlannerError):
+        AutoPlanner(tabletop.registry).plan("pick up the red cube 5 cm", tabletop.world)

@@ -8,12 +8,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bt_executive.skills.manifest import Role, SkillManifest
 from bt_executive.skills.parameters import (
     InvalidArguments,
+    argument_at,
     field_errors,
     goal_arguments,
     merge_goal,
     validate_arguments,
+    with_argument,
 )
 from bt_executive.skills.registry import SkillRegistry
 
@@ -88,3 +91,23 @@ def test_goal_arguments_merge_call_over_manifest_default_goal(skill_registry: Sk
     pick = skill_registry.get("tabletop/pick")
     goal = goal_arguments(pick, {"object": "red_cube", "grasp": {"lift_height": 0.2}})
     assert goal == {"object": "red_cube", "grasp": {"approach_height": 0.12, "lift_height": 0.2}}
+
+
+def test_a_nested_argument_is_read_and_set_by_its_dotted_path() -> None:
+    args: dict[str, Any] = {"object": "red_cube"}
+    with_argument(args, "grasp.approach_height", 0.05)
+    with_argument(args, "grasp.lift_height", 0.2)
+    assert args == {"object": "red_cube", "grasp": {"approach_height": 0.05, "lift_height": 0.2}}
+    assert (argument_at(args, "grasp.lift_height"), argument_at(args, "object")) == (0.2, "red_cube")
+    assert argument_at(args, "grasp.force") is None
+    assert argument_at(args, "object.x") is None
+
+
+def test_a_role_may_name_a_nested_parameter_that_exists_and_no_other(skill_registry: SkillRegistry) -> None:
+    pick = skill_registry.get("tabletop/pick")
+    assert pick.roles()["grasp.approach_height"] is Role.QUANTITY
+    assert pick.parameter_schema("grasp.lift_height")["unit"] == "m"
+    dumped = pick.model_dump(mode="json")
+    dumped["language"]["roles"] = {"grasp.approach_hieght": "quantity"}
+    with pytest.raises(ValueError, match=r"language\.roles names 'grasp\.approach_hieght', which is not a parameter"):
+        SkillManifest.model_validate(dumped)

@@ -42,6 +42,7 @@ from bt_executive.llm.plan import PlannerRefused, RefusalKind
 from bt_executive.skills.call import SkillCall
 from bt_executive.skills.conditions import bind, goal_effects
 from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
+from bt_executive.skills.parameters import argument_at, with_argument
 from bt_executive.skills.world_state import WorldState
 
 
@@ -67,8 +68,18 @@ parameters, not words a user says, so they stay beside the code that reads param
 def _names_param(named: str, param: str) -> bool:
     """Whether what a task calls an amount ("clearance", "max duration") names this parameter
     (``clearance``, ``max_duration_s``): its words, without a unit suffix, include every word said."""
-    words = set(param.lower().split("_")) - _UNIT_SUFFIXES
+    words = set(param.lower().rsplit(".", 1)[-1].split("_")) - _UNIT_SUFFIXES  # "grasp.approach_height"
     return set(named.split()) <= words
+
+
+def _said_by_word(fitted: dict[str, float], clause: str) -> dict[str, float]:
+    """Of several parameters an unnamed amount converts to, the ones a word of the clause names by a word of its
+    own ("lift the cube 10 cm": ``grasp.lift_height``, not ``grasp.approach_height``); all of them else."""
+    own = {p: set(p.rsplit(".", 1)[-1].split("_")) - _UNIT_SUFFIXES for p in fitted}
+    shared = set.intersection(*own.values())
+    words = set(clause.split())
+    said = {p: v for p, v in fitted.items() if (own[p] - shared) & words}
+    return said or fitted
 
 
 _MOVES = frozenset(
@@ -262,26 +273,32 @@ class SkillActs(Chaining):
 
     def take_quantities(self, manifest: SkillManifest, args: dict[str, JsonValue], intent: Intent) -> None:
         """Each amount the clause names goes to the quantity parameter whose unit it converts to, checked
-        against that parameter's bounds; an amount no parameter takes is not guessed at."""
+        against that parameter's bounds; an amount no parameter takes is not guessed at, nor one that two take
+        (unless its name or a word of the clause names one of them: "lift it 10 cm")."""
         for amount in intent.quantities:
-            params = [p for p, role in manifest.roles().items() if role is Role.QUANTITY and p not in args]
+            params = [
+                p for p, role in manifest.roles().items() if role is Role.QUANTITY and argument_at(args, p) is None
+            ]
             if amount.named is not None:  # "with a clearance of 1 m": the parameter it names, if the skill has one
                 named = [p for p in params if _names_param(amount.named, p)]
                 if len(named) > 1:
                     raise TaskNotUnderstood(intent.clause, amount.text)
                 params = named or params
+            fitted: dict[str, float] = {}
             for param in params:
                 try:
-                    value = fit_quantity(amount, manifest.parameter_schema(param), param, owner=manifest.id)
+                    fitted[param] = fit_quantity(amount, manifest.parameter_schema(param), param, owner=manifest.id)
                 except UnitMismatch:
                     continue
                 except ValueError:
                     continue  # no unit stated for it
-                is_integer = manifest.parameter_schema(param).get("type") == "integer"
-                args[param] = int(value) if is_integer and value == int(value) else value
-                break
-            else:
-                raise TaskNotUnderstood(intent.clause, intent.clause)
+            if len(fitted) > 1:
+                fitted = _said_by_word(fitted, intent.clause)  # "lift it 10 cm": the lift height, not the approach
+            if len(fitted) != 1:
+                raise TaskNotUnderstood(intent.clause, amount.text if fitted else intent.clause)
+            [(param, value)] = fitted.items()
+            is_integer = manifest.parameter_schema(param).get("type") == "integer"
+            with_argument(args, param, int(value) if is_integer and value == int(value) else value)
 
     def unnamed_referent(self, manifest: SkillManifest) -> Referent | None:
         """What a skill acts on when the task names nothing ("recharge"): its default when that is here, else

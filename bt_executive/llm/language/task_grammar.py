@@ -568,6 +568,8 @@ def merge_pick(first: Intent, second: Intent) -> Intent | None:
     """
     if first.action is not IntentAction.PICK or second.action not in _NEEDS_GRASP:
         return None
+    if first.quantities:
+        return None  # "pick it up with an approach height of 5 cm, then ...": the pick's own amounts, kept
     if second.object is not None and second.object != first.object:
         return None
     return second.model_copy(update={"object": first.object, "clause": f"{first.clause}, {second.clause}"})

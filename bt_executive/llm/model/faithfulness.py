@@ -105,6 +105,7 @@ from bt_executive.llm.plan import Plan, PlannerRefused, RefusalKind
 from bt_executive.skills.call import AttemptRecord, SkillCall
 from bt_executive.skills.conditions import HELD, SymbolicState, atom_holds, bind
 from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
+from bt_executive.skills.parameters import argument_at
 from bt_executive.skills.predicates import Predicate, parse_predicate
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
@@ -758,7 +759,7 @@ def _amounts(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
         manifest = step.manifest
         for param in _params(manifest, Role.QUANTITY) if manifest is not None else ():
             assert manifest is not None
-            value = step.call.args.get(param)
+            value = argument_at(step.call.args, param)
             unit = schema_unit(manifest.parameter_schema(param))
             if not isinstance(value, int | float) or isinstance(value, bool) or unit is None:
                 continue
