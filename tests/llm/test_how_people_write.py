@@ -1560,3 +1560,24 @@ def test_an_amount_goes_to_a_nested_parameter_it_names_and_is_not_guessed_betwee
     ]
     with pytest.raises(PlannerError):
         AutoPlanner(tabletop.registry).plan("pick up the red cube 5 cm", tabletop.world)
+
+
+def test_a_clause_that_takes_apart_what_an_earlier_one_built_is_refused(robots: dict[str, EvalRobot]) -> None:
+    """ "put the red cube on the blue cube and the blue cube on the green cube" set the red cube on the table
+    again to clear the blue one, and left it there: the plan ended with only the second placement done."""
+    tabletop = robots["tabletop"]
+    planner = AutoPlanner(tabletop.registry)
+    for task in (
+        "put the red cube on the blue cube and the blue cube on the green cube",
+        "put the blue cube on the red cube, the red cube is on the plate",  # the statement, read as a goal
+    ):
+        with pytest.raises(PlannerRefused, match="which the task put there: say the order") as refused:
+            planner.plan(task, tabletop.world)
+        assert refused.value.kind is RefusalKind.AMBIGUOUS
+    # the bottom first is planned as said
+    assert _labels(tabletop, "put the blue cube on the green cube and the red cube on the blue cube") == [
+        "pick(object=blue_cube)",
+        "place_on(target=green_cube)",
+        "pick(object=red_cube)",
+        "place_on(target=blue_cube)",
+    ]

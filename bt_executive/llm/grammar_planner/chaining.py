@@ -13,6 +13,7 @@ from bt_executive.llm.grammar_planner.planning_errors import (
     MissingSkill,
     NotAfforded,
     RetriesExhausted,
+    UndoesGoal,
     UnplannableStep,
 )
 from bt_executive.llm.grammar_planner.skill_choice import affordance_needs, names_category
@@ -125,6 +126,12 @@ class Chaining(ObjectPhrases):
                 return self.park(held, why)
             if goal.name == "clear" and not goal.negated:
                 tops = [o for o in self.world.ids() if self.state.holds(atom("on", o, goal.args[0]))]
+                built = [t for t in tops if str(atom("on", t, goal.args[0])) in {str(g) for g in self.goal}]
+                if built:
+                    raise UndoesGoal(
+                        f"{call.label()} needs {goal.args[0]} clear, and that takes {built[0]} off it, which the task "
+                        "put there: say the order (the bottom first)"
+                    )
                 for top in tops:
                     if not self.holds("holding", top):
                         if not self.holds("gripper_empty"):

@@ -19,6 +19,14 @@ class NotAfforded(PlannerRefused):
         super().__init__(reason, RefusalKind.NOT_AFFORDED)
 
 
+class UndoesGoal(PlannerRefused):
+    """A clause would take apart what an earlier clause of the task built ("put the red cube on the blue cube and
+    the blue cube on the green cube": the blue cube must be cleared first, and the red cube is what is on it)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason, RefusalKind.AMBIGUOUS)
+
+
 class UnplannableStep(PlannerError):
     """A step's precondition cannot hold where the plan would run it (unreachable object, nothing held...)."""
 
