@@ -1581,3 +1581,18 @@ def test_a_clause_that_takes_apart_what_an_earlier_one_built_is_refused(robots: 
         "pick(object=red_cube)",
         "place_on(target=blue_cube)",
     ]
+
+
+def test_an_act_on_an_object_in_a_closed_drawer_opens_it_first(robots: dict[str, EvalRobot]) -> None:
+    """A closed drawer hides what is in it from a tap as from a grasp; the tap was planned through the front."""
+    tabletop = robots["tabletop"]
+    in_drawer = Scenario(inside={"red_cube": "drawer"}).apply(tabletop.world)
+    assert _labels(tabletop, "tap the red cube", in_drawer) == ["open_drawer(drawer=drawer)", "tap(object=red_cube)"]
+    assert _labels(tabletop, "open the drawer, put the red cube in, close the drawer, then tap the red cube") == [
+        "open_drawer(drawer=drawer)",
+        "pick(object=red_cube)",
+        "place_on(target=drawer)",
+        "close_drawer(drawer=drawer)",
+        "open_drawer(drawer=drawer)",
+        "tap(object=red_cube)",
+    ]

@@ -43,14 +43,6 @@ class Moving(SkillActs):
         self.free_gripper(None, intent)
         self.emit(skill, args, intent.clause)
 
-    def open_what_hides(self, obj: str, grasp: SkillCall) -> None:
-        """Open the closed drawer ``obj`` lies in before ``grasp``: a closed drawer hides what is in it."""
-        container = self.container_of(obj)
-        if container is not None and self.affords(container, "openable"):
-            opened = atom("drawer_open", container)
-            if not self.state.holds(opened):
-                self.meet_preconditions(grasp, [opened])
-
     def take_out(self, obj: str, container: str, intent: Intent, *, goal: bool = True) -> bool:
         """Grasp ``obj`` out of ``container`` with a skill that takes both (False when the robot has none);
         a container one of the robot's skills opens (a fridge, a cupboard) is opened first, unless this plan

@@ -10,7 +10,7 @@ from pydantic import JsonValue
 
 from bt_executive.llm.grammar_planner.attempt_history import call_key
 from bt_executive.llm.grammar_planner.chaining import Chaining
-from bt_executive.llm.grammar_planner.imagined_plan import RATIONALE_LIMIT
+from bt_executive.llm.grammar_planner.imagined_plan import RATIONALE_LIMIT, atom
 from bt_executive.llm.grammar_planner.planning_errors import MissingSkill, NotAfforded, UnplannableStep
 from bt_executive.llm.grammar_planner.said_arguments import (
     choice_apart,
@@ -174,8 +174,19 @@ class SkillActs(Chaining):
             return
         if self.refines(skill, args, intent):
             return
+        if referent is not None and not referent.region:  # "..., close the drawer, then tap the red cube" in it
+            self.open_what_hides(referent.id, SkillCall(skill=skill, args=args))
         self.emit(skill, args, intent.clause)
         self.last_actions, self.last_verb = actions, intent.verb
+
+    def open_what_hides(self, obj: str, grasp: SkillCall) -> None:
+        """Open the closed drawer ``obj`` lies in before ``grasp`` (or any call on it: a tap, a photo): a closed
+        drawer hides what is in it."""
+        container = self.container_of(obj)
+        if container is not None and self.affords(container, "openable"):
+            opened = atom("drawer_open", container)
+            if not self.state.holds(opened):
+                self.meet_preconditions(grasp, [opened])
 
     def refines(self, skill: str, args: dict[str, JsonValue], intent: Intent) -> bool:
         """Whether a clause says, in other words, how to make the call just made ("undock and back off about
