@@ -1596,3 +1596,14 @@ def test_an_act_on_an_object_in_a_closed_drawer_opens_it_first(robots: dict[str,
         "open_drawer(drawer=drawer)",
         "tap(object=red_cube)",
     ]
+
+
+def test_a_choice_said_after_a_list_of_places_is_each_ones(robots: dict[str, EvalRobot]) -> None:
+    assert _labels(robots["home"], "vacuum the kitchen and the hallway on max") == [
+        "vacuum_floor(zone=kitchen, power=max)",
+        "vacuum_floor(zone=hallway, power=max)",
+    ]
+    with pytest.raises(PlannerError):  # two choices for one parameter in one clause: not guessed at
+        AutoPlanner(robots["home"].registry).plan(
+            "vacuum the kitchen on eco and the hallway on max", robots["home"].world
+        )

@@ -9,7 +9,7 @@ from functools import cache
 
 from bt_executive.llm.grammar_planner.imagined_plan import ImaginedPlan
 from bt_executive.llm.grammar_planner.planning_errors import NotAfforded, SameObjectTwice, UnplannableStep
-from bt_executive.llm.grammar_planner.said_arguments import counts_apart, unit_apart
+from bt_executive.llm.grammar_planner.said_arguments import choice_apart, counts_apart, unit_apart
 from bt_executive.llm.grammar_planner.skill_choice import Referent, fit, regions_listed
 from bt_executive.llm.grounding.object_matching import (
     AmbiguousObject,
@@ -22,7 +22,7 @@ from bt_executive.llm.grounding.object_matching import (
 )
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import count_said, expand_phrase, numbers, phrase_words, stated_count
-from bt_executive.llm.language.task_grammar import Condition, Intent, IntentAction, other_splits
+from bt_executive.llm.language.task_grammar import Condition, Intent, IntentAction, object_phrase, other_splits
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
 
 _MOVES_HELD = frozenset({IntentAction.PUT, IntentAction.POUR, IntentAction.STACK})
@@ -314,6 +314,10 @@ class ObjectPhrases(ImaginedPlan):
                 said = f" in {next(iter(units.values()))}"
                 each = self.each_object(intent.model_copy(update={"object": rest}))
                 return [i.model_copy(update={"object": f"{i.object}{said}"}) if i.object else i for i in each]
+        chosen = choice_apart(intent.object, self.skills_for(intent)) if intent.action in _ACTS else intent.object
+        if chosen != intent.object and object_phrase(chosen) is not None:
+            # "vacuum the kitchen and the hallway on max": each of them, on max (the clause keeps the choice)
+            return self.each_object(intent.model_copy(update={"object": chosen}))
         regions = regions_listed(intent.object, self.world) if intent.action in _ACTS else None
         if regions:
             listed = Referent(regions[0], region=True, more=tuple(regions[1:]))
