@@ -1607,3 +1607,21 @@ def test_a_choice_said_after_a_list_of_places_is_each_ones(robots: dict[str, Eva
         AutoPlanner(robots["home"].registry).plan(
             "vacuum the kitchen on eco and the hallway on max", robots["home"].world
         )
+
+
+def test_a_look_from_a_length_on_it_after_going_to_it_is_taken_from_there(robots: dict[str, EvalRobot]) -> None:
+    """ "approach the valve and photograph it from 1 m" dropped the metre: the approach it asked for came
+    first, and a second one was skipped (the valve is in reach by then)."""
+    inspection = robots["inspection"]
+    for task in ("approach the valve and photograph it from 1 m", "go to the valve and photograph it from 1 m"):
+        assert _labels(inspection, task) == ["approach_object(object=v12, standoff=1.0)", "take_photo(target=v12)"]
+
+
+def test_a_thing_said_to_be_there_must_be_where_the_plan_went(robots: dict[str, EvalRobot]) -> None:
+    inspection = robots["inspection"]
+    assert _labels(inspection, "go to corridor b and read the gauge there") == [
+        "navigate_to(location=corridor_b)",
+        "read_gauge(gauge=p7)",
+    ]
+    with pytest.raises(PlannerRefused):  # the one thermometer is in corridor b, not in the boiler room
+        AutoPlanner(inspection.registry).plan("go to the boiler room and read the thermometer there", inspection.world)

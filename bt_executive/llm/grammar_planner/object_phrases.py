@@ -133,6 +133,11 @@ class ObjectPhrases(ImaginedPlan):
                     return inside[0]
             raise
         object_id = match.ids[0]
+        region = self.last_region
+        if region is not None and phrase.split()[-1:] == ["there"] and not self.holds("at", object_id, region):
+            # "go to the boiler room and read the thermometer there": the one thermometer is elsewhere
+            inside = [o.id for o in self.world.objects if self.holds("at", o.id, region)]
+            raise UnknownObject(phrase, inside, why=f"{object_id} is not in {region}, where the plan went")
         self.antecedent = object_id
         self.named.append(object_id)
         if match.rule != "exact":

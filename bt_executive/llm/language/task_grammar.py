@@ -368,7 +368,11 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             intent, condition = intent.model_copy(update={"condition": condition}), None
         if counted is not None and not any(q.unit == COUNT for q in intent.quantities):
             intent, counted = intent.model_copy(update={"quantities": (*intent.quantities, counted)}), None
-        if close and intent.object is not None:
+        if close and intent.object is None and intents and _goes_to_a_thing(intents[-1]):
+            # "approach the valve and photograph it from 1 m": the approach just asked is the one from 1 m (a
+            # second one would be skipped: the valve is in reach by then)
+            intents[-1] = intents[-1].model_copy(update={"quantities": standoff})
+        elif close:  # on what it names, or on 'it'
             approach = Intent(action=IntentAction.ACT, clause=clause, verb="approach", object=intent.object)
             intents.append(approach.model_copy(update={"quantities": standoff}))
         if intents and _grasps_a_part(intents[-1]) and intent.object is None:
@@ -384,6 +388,18 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     if described and not intents:
         raise TaskNotUnderstood(task, task)  # it only describes: nothing is asked
     return tuple(intents)
+
+
+def _goes_to_a_thing(intent: Intent) -> bool:
+    """Whether a clause only goes to something it names, with no amount said ("approach the valve", "go to the
+    pump"): where a look from a length after it ("..., photograph it from 1 m") is taken from."""
+    going = {"approach", *load_lexicon().actions.get(ActionVerb.NAVIGATE, [])}
+    return (
+        intent.action is IntentAction.ACT
+        and intent.verb in going
+        and intent.object is not None
+        and not (intent.quantities)
+    )
 
 
 def asks_from_near(clause: str) -> bool:
