@@ -1625,3 +1625,19 @@ def test_a_thing_said_to_be_there_must_be_where_the_plan_went(robots: dict[str, 
     ]
     with pytest.raises(PlannerRefused):  # the one thermometer is in corridor b, not in the boiler room
         AutoPlanner(inspection.registry).plan("go to the boiler room and read the thermometer there", inspection.world)
+
+
+def test_a_bulleted_list_is_one_clause_a_line() -> None:
+    assert (
+        normalise_task("- tap the red cube\n- push the blue cube left") == "tap the red cube, push the blue cube left"
+    )
+    assert normalise_task("Routine:\n* tap the red cube\n\u2022 then push it left") == (
+        "tap the red cube, then push it left"
+    )
+    assert normalise_task("tap the red cube - then the blue one") == "tap the red cube - then the blue one"
+
+
+def test_a_skill_verb_before_a_colon_heads_the_list_after_it(robots: dict[str, EvalRobot]) -> None:
+    assert _labels(robots["inspection"], "patrol: corridor_b -> pump_house -> boiler_room, 3 loops") == [
+        "patrol(waypoints=['corridor_b', 'pump_house', 'boiler_room'], loops=3)"
+    ]

@@ -109,9 +109,10 @@ _AXIS = re.compile(
 _SAME_AMOUNT = re.compile(r"\bthe same (?=\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|half)\b)")
 
 
-def normalise_task(task: str) -> str:
+def normalise_task(task: str, skill_phrases: Collection[str] = ()) -> str:
     """Lower case, one space between words, clause punctuation reduced to commas, no final stop; spoken
-    fillers, self-corrections and list numbers tidied away (``spoken``)."""
+    fillers, self-corrections and list numbers tidied away (``spoken``). ``skill_phrases``: the manifests' verb
+    phrases, whose first words may head a list too ("patrol: a -> b -> c")."""
     patterns = _patterns()
     text = strip_enumerators(task).lower().replace("\u2019", "'")
     text = re.sub(r"(?<![a-z])w/\s*", "with ", text)  # "undock w/ 80 cm clearance"
@@ -139,7 +140,8 @@ def normalise_task(task: str) -> str:
     text = grammar.dash_break.sub(", ", text)
     text = re.sub(r"\b([a-z][a-z_]*)\s*=\s*(\d+(?:\.\d+)?)\b", r"\2 \1", text)  # "loops=3" as "3 loops"
     text = re.sub(r",?\s*\b([a-z][a-z_]*)\s*=\s*([a-z][a-z0-9_]*)\b", r" with the \2 \1", text)  # "code=barcode"
-    if (head := re.match(r"^\s*([a-z]+)\s*:\s+", text)) is not None and head.group(1) in grammar.verb_starts:
+    leads = grammar.verb_starts | {p.split()[0] for p in skill_phrases}
+    if (head := re.match(r"^\s*([a-z]+)\s*:\s+", text)) is not None and head.group(1) in leads:
         text = f"{head.group(1)} {text[head.end() :]}"  # "patrol: a -> b -> c": the verb of the list after it
     text = re.sub(r"[;:!?]", ",", text)
     text = re.sub(r"\.(?=\s|$)", ",", text)  # a full stop ends a clause; "0.5" keeps its dot

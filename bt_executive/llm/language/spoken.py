@@ -32,6 +32,8 @@ _REPEAT = re.compile(r"\b((?:\w+ ){0,4}\w+) \1\b")
 """A phrase of up to five words said twice in a row ("the the plate", "the control room the control room")."""
 _PARENTHESIS = re.compile(r"\s*\([^()]*\)")
 _LIST_MARK = re.compile(r"\s*\(\d{1,2}\)\s+")
+_BULLET = re.compile(r"(?:^|(?<=\n))[ \t]*[-*\u2022\u2023\u25aa\u25e6][ \t]+(?=\S)")
+"""A bulleted list's marks at the start of a line ("- push the red cube left 2 cm"): each item a clause."""
 
 
 def _alternation(phrases: list[str]) -> str:
@@ -112,7 +114,8 @@ def _patterns() -> _Patterns:
 def strip_enumerators(task: str) -> str:
     """The task without a heading, list numbers and work-order labels, and without what it says in parentheses."""
     patterns = _patterns()
-    task = patterns.heading.sub("", task, count=1)
+    task = _BULLET.sub(", ", task)
+    task = patterns.heading.sub("", task.strip(" ,"), count=1)
     task = _LIST_MARK.sub(", ", task)  # "(1) pump house (2) boiler room": a list, not a remark in brackets
     task = _numbered_on_one_line(task)
     listed = patterns.inline_numbers.sub(", then ", _PARENTHESIS.sub("", task))

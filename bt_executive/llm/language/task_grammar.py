@@ -250,7 +250,7 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
 
     ``skill_phrases``: the verb phrases the robot's manifests add (``language.phrases``)."""
     grammar, patterns = _compiled(), _patterns()
-    text = reorder_clauses(grammar.prefix.sub("", normalise_task(task) + " ").strip(), _object_of)
+    text = reorder_clauses(grammar.prefix.sub("", normalise_task(task, skill_phrases) + " ").strip(), _object_of)
     if (ordered := ordered_tower(text)) is not None:
         return (ordered,)
     clauses = split_clauses(text, skill_phrases)
