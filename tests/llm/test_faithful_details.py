@@ -187,3 +187,15 @@ def test_a_look_from_near_by_needs_an_approach_first(robots: dict[str, EvalRobot
         "and no step approaches first",
     )
     assert _problems(inspection, task, approach, photo) == ()
+
+
+def test_a_plan_that_drives_the_base_for_a_task_that_says_not_to_move_is_unfaithful(
+    robots: dict[str, EvalRobot],
+) -> None:
+    inspection = robots["inspection"]
+    task = "without moving from where you are, take a photo of the pump"
+    photo = ("inspect/take_photo", {"target": "pump_2"})
+    assert "the task says not to move, and step 1 approach_object(pump_2) moves the base" in _problems(
+        inspection, task, ("nav/approach_object", {"object": "pump_2"}), photo
+    )
+    assert _problems(inspection, task, photo) == ()

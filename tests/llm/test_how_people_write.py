@@ -1641,3 +1641,14 @@ def test_a_skill_verb_before_a_colon_heads_the_list_after_it(robots: dict[str, E
     assert _labels(robots["inspection"], "patrol: corridor_b -> pump_house -> boiler_room, 3 loops") == [
         "patrol(waypoints=['corridor_b', 'pump_house', 'boiler_room'], loops=3)"
     ]
+
+
+def test_a_task_that_says_not_to_move_is_refused_when_its_steps_drive_the_base(robots: dict[str, EvalRobot]) -> None:
+    inspection, home = robots["inspection"], robots["home"]
+    assert (
+        _labels(inspection, "Without moving from where you are, take three photos of the yellow valve.")
+        == ["take_photo(target=v12)"] * 3
+    )
+    with pytest.raises(PlannerRefused, match="the task says not to move, and approach_object") as refused:
+        AutoPlanner(home.registry).plan("without moving, open the front door", home.world)
+    assert refused.value.kind is RefusalKind.NOT_AFFORDED

@@ -188,6 +188,13 @@ class Moving(SkillActs):
         """Whether one of ``steps`` moves the robot's base (a skill whose actions include NAVIGATE)."""
         return any(ActionVerb.NAVIGATE in self.registry.get(step.skill).actions for step in steps)
 
+    def stayed(self, asked: bool) -> None:
+        """Refuse a plan that drives the base when the task says not to move ("without moving, photograph the
+        pump"): the steps that need the base moved cannot be left out."""
+        moving = [s for s in self.steps if ActionVerb.NAVIGATE in self.registry.get(s.skill).actions]
+        if asked and moving:
+            raise NotAfforded(f"the task says not to move, and {moving[0].label()} moves the base")
+
     def went_back(self, before: int, *, last: bool) -> None:
         """Refuse a bare "go back" said after the base moved, unless the clause after it (its steps from
         ``before``) moves the base: no skill takes the base back to where it started."""

@@ -123,6 +123,7 @@ class GrammarPlanner:
                 if back is not None:
                     builder.went_back(before, last=False)
             builder.went_back(len(builder.steps), last=True)
+            builder.stayed(any(i.in_place for i in intents))
         except PlannerRefused as refusal:
             if prior_attempts and refusal.kind is RefusalKind.NO_SUCH_OBJECT:
                 # It was there when the task was accepted: the world changed under the task, an error.

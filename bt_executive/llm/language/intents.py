@@ -84,6 +84,7 @@ class Intent(BaseModel):
     verb: str | None = Field(default=None, description="the verb phrase as said ('go to', 'fetch')")
     bare: bool = Field(default=False, description="the act verb stands alone: nothing named ('undock', 'wait')")
     there: bool = Field(default=False, description="the act is where the clause before acted ('take a photo there')")
+    in_place: bool = Field(default=False, description="the task says not to move the base ('without moving, ...')")
     quantities: tuple[Quantity, ...] = Field(default=(), description="amounts the clause names ('10 cm', 'twice')")
     joined: str | None = Field(
         default=None,

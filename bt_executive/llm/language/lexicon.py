@@ -444,6 +444,7 @@ class TaskGrammarWords(_WordLists):
     party_we: Words = Field(description="'we re four', 'there will be six'")
     party_people: Words = Field(description="'six of us', 'four guests'")
     there: Words = Field(description="'corridor b, go there': the place just said")
+    in_place: Words = Field(description="'without moving, take a photo': the base must not move for the task")
     order_leads: Words = Field(description="'going from your left to your right'")
     order_owners: Words = Field(description="'from your left', 'from the nearest'")
     order_ends: Words = Field(description="'from the left side', 'left most first'")

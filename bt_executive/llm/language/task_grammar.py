@@ -125,6 +125,8 @@ class _Patterns:
             rf"(?:\s+(?:{times}))?$"
         )
         self.there = frozenset(words.there)
+        in_place = alternatives(words.in_place, space=_S)
+        self.in_place = re.compile(rf"^(?:{in_place})(?:\s+|$)|\s+(?:{in_place})$")
         ends = alternatives(words.orders)
         owners = alternatives(words.order_owners, after=_S)
         self.order_said = re.compile(
@@ -267,7 +269,12 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     condition: Condition | None = None  # the "if" the next request is said under
     counted: Quantity | None = None  # how many people a statement said there are, for the next request
     described = False
+    in_place = False  # "without moving from where you are, ...": no step may drive the base
     for number, clause in enumerate(parts):
+        if (still := patterns.in_place.search(clause)) is not None:
+            in_place, clause = True, (clause[: still.start()] + " " + clause[still.end() :]).strip()
+            if not clause:
+                continue
         near = patterns.closeness.sub("", clause).strip()  # "take a close-up photo of the pump": approach it first
         standoff: tuple[Quantity, ...] = ()
         away = patterns.from_away.search(near) or _from_length(near)
@@ -387,7 +394,15 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             intents.append(intent)
     if described and not intents:
         raise TaskNotUnderstood(task, task)  # it only describes: nothing is asked
+    if in_place:
+        intents = [i.model_copy(update={"in_place": True}) for i in intents]
     return tuple(intents)
+
+
+def says_in_place(text: str) -> bool:
+    """Whether a normalised task says the base must not move ("without moving from where you are, ...")."""
+    in_place = _patterns().in_place
+    return any(in_place.search(part.strip()) for part in text.split(","))
 
 
 def _goes_to_a_thing(intent: Intent) -> bool:

@@ -85,7 +85,7 @@ from bt_executive.llm.grammar_planner.skill_choice import names_category
 from bt_executive.llm.grounding.object_matching import is_open
 from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch, convert, schema_unit
-from bt_executive.llm.language.task_grammar import IntentAction, asks_from_near
+from bt_executive.llm.language.task_grammar import IntentAction, asks_from_near, says_in_place
 from bt_executive.llm.model.faithful_details import (
     APPROACH,
     backwards,
@@ -191,6 +191,7 @@ def check_faithful(
         *unread(reading),
         *not_near(reading, steps, registry),
         *places_moved(reading, steps),
+        *_moved_base(reading, steps),
     ]
     inserted = tuple(f"{s.label} ({s.inserted_for})" for s in steps if s.inserted_for is not None)
     return Faithfulness(problems=tuple(dict.fromkeys(problems)), inserted=inserted)
@@ -719,6 +720,14 @@ def _clause_values(reading: TaskReading, step: StepView, attribute: str) -> list
     own = [c for c, ids in zip(reading.clauses, named, strict=True) if set(step.acted) & ids and getattr(c, attribute)]
     clauses = own or reading.clauses
     return [value for c in clauses for value in getattr(c, attribute)]
+
+
+def _moved_base(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
+    """A task that says not to move ("without moving, photograph the pump") has no step that drives the base."""
+    if not says_in_place(reading.text or reading.task.lower()):
+        return []
+    moving = [s for s in steps if s.manifest is not None and ActionVerb.NAVIGATE in s.manifest.actions]
+    return [f"the task says not to move, and {moving[0].label} moves the base"] if moving else []
 
 
 def _directions(reading: TaskReading, steps: Sequence[StepView]) -> list[str]:
