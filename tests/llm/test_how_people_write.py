@@ -1652,3 +1652,13 @@ def test_a_task_that_says_not_to_move_is_refused_when_its_steps_drive_the_base(r
     with pytest.raises(PlannerRefused, match="the task says not to move, and approach_object") as refused:
         AutoPlanner(home.registry).plan("without moving, open the front door", home.world)
     assert refused.value.kind is RefusalKind.NOT_AFFORDED
+
+
+def test_a_heading_that_names_what_a_skill_does_asks_it_of_the_list_after_it(robots: dict[str, EvalRobot]) -> None:
+    home = robots["home"]
+    assert _labels(home, "Do a round for me: kitchen, hallway, living room. Three laps.") == [
+        "patrol(waypoints=['kitchen', 'hallway', 'living_room'], loops=3)"
+    ]
+    assert _labels(home, "Night round: kitchen and hallway") == ["patrol(waypoints=['kitchen', 'hallway'])"]
+    # a heading over requests is only a heading
+    assert _labels(home, "Night round: vacuum the kitchen") == ["vacuum_floor(zone=kitchen)"]

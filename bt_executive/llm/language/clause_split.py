@@ -114,7 +114,7 @@ def normalise_task(task: str, skill_phrases: Collection[str] = ()) -> str:
     fillers, self-corrections and list numbers tidied away (``spoken``). ``skill_phrases``: the manifests' verb
     phrases, whose first words may head a list too ("patrol: a -> b -> c")."""
     patterns = _patterns()
-    text = strip_enumerators(task).lower().replace("\u2019", "'")
+    text = strip_enumerators(_verb_heading(task.lower(), skill_phrases)).lower().replace("\u2019", "'")
     text = re.sub(r"(?<![a-z])w/\s*", "with ", text)  # "undock w/ 80 cm clearance"
     # dictation's homophones of "two" before a unit: "tap it too times", "wait for to seconds"
     text = patterns.two.sub("two ", text)
@@ -140,9 +140,6 @@ def normalise_task(task: str, skill_phrases: Collection[str] = ()) -> str:
     text = grammar.dash_break.sub(", ", text)
     text = re.sub(r"\b([a-z][a-z_]*)\s*=\s*(\d+(?:\.\d+)?)\b", r"\2 \1", text)  # "loops=3" as "3 loops"
     text = re.sub(r",?\s*\b([a-z][a-z_]*)\s*=\s*([a-z][a-z0-9_]*)\b", r" with the \2 \1", text)  # "code=barcode"
-    leads = grammar.verb_starts | {p.split()[0] for p in skill_phrases}
-    if (head := re.match(r"^\s*([a-z]+)\s*:\s+", text)) is not None and head.group(1) in leads:
-        text = f"{head.group(1)} {text[head.end() :]}"  # "patrol: a -> b -> c": the verb of the list after it
     text = re.sub(r"[;:!?]", ",", text)
     text = re.sub(r"\.(?=\s|$)", ",", text)  # a full stop ends a clause; "0.5" keeps its dot
     text = re.sub(r"[\"'()\[\]]", " ", text)
@@ -158,6 +155,32 @@ def normalise_task(task: str, skill_phrases: Collection[str] = ()) -> str:
     spellings = load_lexicon().spellings  # "pls", "whats": whole words only (not "u" in "u_turn")
     text = re.sub(r"(?<![a-z0-9_])[a-z]+(?![a-z0-9_])", lambda w: spellings.get(w.group(0), w.group(0)), text)
     return tidy(text)
+
+
+_HEADING = re.compile(r"^\s*(?P<head>[a-z][a-z ]*?)(?:\s+for\s+(?:me|us))?\s*:\s+(?=\S)")
+
+
+def _verb_heading(text: str, skill_phrases: Collection[str]) -> str:
+    """ "patrol: a -> b -> c", "do a round for me: kitchen, hallway": a verb before a colon asks for the list after
+    it (a one-word verb, or a whole verb phrase, "of" put back where the phrase ends in it); so does a heading
+    that ends in what one phrase does ("night round: ...", by "do a round of")."""
+    head = _HEADING.match(text)
+    if head is None:
+        return text
+    said, rest = head["head"], text[head.end() :]
+    phrases = {*skill_phrases, *(p for p, _ in load_lexicon().action_phrases())}
+    if f"{said} of" in phrases:
+        return f"{said} of {rest}"
+    one_word = " " not in said and said in _compiled().verb_starts | {p.split()[0] for p in skill_phrases}
+    if said in phrases or one_word:
+        return f"{said} {rest}"
+    # "night round: pump house and boiler room": a heading that names what a phrase does ("do a round of"), over
+    # a list of things (no verb starts it)
+    noun = said.split()[-1]
+    naming = sorted(p for p in phrases if re.fullmatch(rf"\S+ (?:a|an) {re.escape(noun)} of", p))
+    if len(naming) == 1 and rest.split()[0] not in _compiled().verb_starts:
+        return f"{naming[0]} {rest}"
+    return text
 
 
 _NOT_A_THING = "it|that|this|them|these|those|s|is|are|re|was|be|been|so|later|right|and|or|then|from"
