@@ -1662,3 +1662,20 @@ def test_a_heading_that_names_what_a_skill_does_asks_it_of_the_list_after_it(rob
     assert _labels(home, "Night round: kitchen and hallway") == ["patrol(waypoints=['kitchen', 'hallway'])"]
     # a heading over requests is only a heading
     assert _labels(home, "Night round: vacuum the kitchen") == ["vacuum_floor(zone=kitchen)"]
+
+
+@pytest.mark.parametrize(
+    ("robot", "task", "steps"),
+    [
+        ("home", "reverse off the dock by 30 centimetres", ["undock(clearance=0.3)"]),
+        (
+            "tabletop",
+            "chill for like 10 secs then grab the blue cube",
+            ["wait(seconds=10.0)", "pick(object=blue_cube)"],
+        ),
+    ],
+)
+def test_a_manifests_other_words_for_its_skill(
+    robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]
+) -> None:
+    assert _labels(robots[robot], task) == steps
