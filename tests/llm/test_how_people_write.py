@@ -1679,3 +1679,23 @@ def test_a_manifests_other_words_for_its_skill(
     robots: dict[str, EvalRobot], robot: str, task: str, steps: list[str]
 ) -> None:
     assert _labels(robots[robot], task) == steps
+
+
+def test_letting_go_of_it_after_a_placement_says_how_that_placement_lets_go(robots: dict[str, EvalRobot]) -> None:
+    """ "put the green cube on the plate, release it 5 mm above" picked the cube up again and set it on the
+    table: the release was read as another put-down. An amount no call of the clause takes is not dropped,
+    and the grasp before a put takes one only by its name."""
+    tabletop = robots["tabletop"]
+    on_plate = ["pick(object=green_cube)", "place_on(target=plate, release_height=0.005)"]
+    assert _labels(tabletop, "put the green cube on the plate, release it 5 mm above") == on_plate
+    assert _labels(tabletop, "put the green cube on the plate and let it go from 5 mm up") == on_plate
+    held = Scenario(holding="green_cube").apply(tabletop.world)
+    assert _labels(tabletop, "set it down on the plate but let go from about 5 mm up", held) == on_plate[1:]
+    # the table said outright is another placement
+    assert (
+        _labels(tabletop, "put the green cube on the plate, then put it on the table")[-1] == "place_on(target=table)"
+    )
+    assert _labels(tabletop, "put the green cube on the plate with an approach height of 5 cm") == [
+        "pick(object=green_cube, grasp={'approach_height': 0.05})",
+        "place_on(target=plate)",
+    ]

@@ -35,7 +35,7 @@ from bt_executive.llm.grammar_planner.skill_choice import (
 from bt_executive.llm.grounding.object_matching import ObjectMatchError, UnknownObject, match_objects, object_words
 from bt_executive.llm.language.lexicon import alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import phrase_words
-from bt_executive.llm.language.quantities import COUNT, Quantity, UnitMismatch
+from bt_executive.llm.language.quantities import COUNT, Quantity, QuantityOutOfBounds, UnitMismatch
 from bt_executive.llm.language.quantities import fit as fit_quantity
 from bt_executive.llm.language.task_grammar import Intent, IntentAction, TaskNotUnderstood, object_phrase
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
@@ -470,13 +470,15 @@ class SkillActs(Chaining):
         return args
 
     def amounts_to_steps(self, intent: Intent, first: int) -> None:
-        """The amounts of a pick, put or stack clause, each to the first call it made whose skill takes it
-        ("place the cube on the plate with a release height of 3 cm": place_on's release_height), one whose
-        parameter it names first; an amount none of them takes is not understood, never dropped."""
+        """The amounts of a pick, put or stack clause, each to a call it made whose skill takes it ("place the
+        cube on the plate with a release height of 3 cm": place_on's release_height): one whose parameter it
+        names first, else the last first (the clause's own call; the grasp before a put is its means). An
+        amount none of them takes is not understood (or out of bounds, where one bounds it), never dropped."""
         for amount in intent.quantities:
             one = intent.model_copy(update={"quantities": (amount,)})
-            made = range(first, len(self.steps))
-            named = [i for i in made if amount.named is None or self._names_a_param(self.steps[i].skill, amount)]
+            made = range(len(self.steps) - 1, first - 1, -1)
+            named = [i for i in made if amount.named is not None and self._names_a_param(self.steps[i].skill, amount)]
+            bounded: QuantityOutOfBounds | None = None
             for index in [*named, *(i for i in made if i not in named)]:
                 call = self.steps[index]
                 manifest = self.registry.get(call.skill)
@@ -485,11 +487,16 @@ class SkillActs(Chaining):
                     self.take_quantities(manifest, args, one)
                 except TaskNotUnderstood:
                     continue
+                except QuantityOutOfBounds as err:
+                    bounded = bounded or err  # another call's parameter may take it
+                    continue
                 self.steps[index] = call.model_copy(update={"args": args})
                 break
             else:
+                if bounded is not None:
+                    raise bounded
                 raise TaskNotUnderstood(intent.clause, intent.clause)  # an amount no call of this clause takes
 
     def _names_a_param(self, skill: str, amount: Quantity) -> bool:
         manifest = self.registry.get(skill)
-        return any(_names_param(amount.named or "", p) for p in manifest.parameter_names())
+        return any(_names_param(amount.named or "", p) for p in (*manifest.parameter_names(), *manifest.roles()))

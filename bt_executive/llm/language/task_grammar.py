@@ -388,7 +388,10 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             continue
         if intents and _restates(intents[-1], intent, parts[number - 1]):
             continue  # "whats the temp on the thermometer, can you read it": the question, asked again
-        if intents and (merged := merge_pick(intents[-1], intent)) is not None:
+        if intents and _releases_it(intent, intents[-1]):
+            # "put the cube on the plate, release it 5 mm above": how that placement lets go, not another one
+            intents[-1] = intents[-1].model_copy(update={"quantities": (*intents[-1].quantities, *intent.quantities)})
+        elif intents and (merged := merge_pick(intents[-1], intent)) is not None:
             intents[-1] = merged
         else:
             intents.append(intent)
@@ -397,6 +400,19 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     if in_place:
         intents = [i.model_copy(update={"in_place": True}) for i in intents]
     return tuple(intents)
+
+
+def _releases_it(intent: Intent, before: Intent) -> bool:
+    """Whether ``intent`` only lets go of 'it' ("release it", "drop it from 2 cm", "let go"), onto a table it does
+    not name, right after a placement, which lets go of it already: what it says is how that placement does it."""
+    return (
+        intent.action is IntentAction.PUT
+        and "table" not in intent.clause.split()
+        and intent.object is None
+        and intent.target == "the table"
+        and before.action in (IntentAction.PUT, IntentAction.STACK)
+        and before.target not in (None, "the table")
+    )
 
 
 def says_in_place(text: str) -> bool:
