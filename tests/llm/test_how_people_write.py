@@ -1445,6 +1445,7 @@ def test_where_and_which_by_another_object(
     "task",
     [
         "put the cube on the left of the plate",  # where to put it: no skill places beside something
+        "put the red cube in front of the bowl",
         "push the red cube left of the plate",  # where to push it, not which cube
         "go to the left of the table",
         "put the red cube there",  # 'there' with nothing before it
