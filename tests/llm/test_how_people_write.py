@@ -1669,11 +1669,6 @@ def test_a_heading_that_names_what_a_skill_does_asks_it_of_the_list_after_it(rob
     ("robot", "task", "steps"),
     [
         ("home", "reverse off the dock by 30 centimetres", ["undock(clearance=0.3)"]),
-        (
-            "tabletop",
-            "chill for like 10 secs then grab the blue cube",
-            ["wait(seconds=10.0)", "pick(object=blue_cube)"],
-        ),
     ],
 )
 def test_a_manifests_other_words_for_its_skill(
@@ -1700,3 +1695,22 @@ def test_letting_go_of_it_after_a_placement_says_how_that_placement_lets_go(robo
         "pick(object=green_cube, grasp={'approach_height': 0.05})",
         "place_on(target=plate)",
     ]
+
+
+def test_an_object_named_by_where_it_is_for_a_skill_that_also_takes_the_place(robots: dict[str, EvalRobot]) -> None:
+    """ "hand me a mug from the counter" fetched the red mug, which is on the kitchen table, from the counter."""
+    home = robots["home"]
+    assert _labels(home, "hand me a mug from the counter") == ["fetch(object=blue_mug, location=counter)"]
+    with pytest.raises(PlannerRefused, match="m7 is not in or on counter"):
+        AutoPlanner(home.registry).plan("bring me the red mug from the counter", home.world)
+
+
+def test_an_exception_to_a_list_of_places_leaves_it_out(robots: dict[str, EvalRobot]) -> None:
+    """ "vacuum all rooms except the kitchen" vacuumed the kitchen too."""
+    home = robots["home"]
+    assert _labels(home, "vacuum all rooms except the kitchen") == [
+        "vacuum_floor(zone=living_room)",
+        "vacuum_floor(zone=hallway)",
+    ]
+    with pytest.raises(PlannerRefused):
+        AutoPlanner(home.registry).plan("vacuum all rooms except the garage", home.world)

@@ -10,7 +10,7 @@ from functools import cache
 from bt_executive.llm.grammar_planner.imagined_plan import ImaginedPlan
 from bt_executive.llm.grammar_planner.planning_errors import NotAfforded, SameObjectTwice, UnplannableStep
 from bt_executive.llm.grammar_planner.said_arguments import choice_apart, counts_apart, unit_apart
-from bt_executive.llm.grammar_planner.skill_choice import Referent, fit, regions_listed
+from bt_executive.llm.grammar_planner.skill_choice import Referent, fit, region_named, regions_listed
 from bt_executive.llm.grounding.object_matching import (
     AmbiguousObject,
     UnknownObject,
@@ -303,6 +303,20 @@ class ObjectPhrases(ImaginedPlan):
             candidates=(subject,),
         )
 
+    def _regions_left(self, regions: list[str], excluding: str, clause: str) -> list[str]:
+        """The regions a list names less those its exception names (each must name one here)."""
+        named = region_named(excluding, self.world)
+        skipped = regions_listed(excluding, self.world) or ([named] if named is not None else [])
+        if not skipped:
+            raise UnknownObject(excluding, sorted(self.world.regions), why="no place here is so named")
+        left = [r for r in regions if r not in skipped]
+        if not left:
+            raise PlannerRefused(
+                f"{clause!r}: nothing is left once {excluding!r} is left out", RefusalKind.NO_SUCH_OBJECT
+            )
+        self.notes.append(f"left out {excluding!r}: {', '.join(skipped)}")
+        return left
+
     def each_object(self, intent: Intent) -> list[Intent]:
         """One intent per object a list or a quantifier names ("all the cubes": in id order); a list of
         regions is one intent when a skill takes a list of places ("patrol A and B"), else one per region."""
@@ -324,6 +338,8 @@ class ObjectPhrases(ImaginedPlan):
             # "vacuum the kitchen and the hallway on max": each of them, on max (the clause keeps the choice)
             return self.each_object(intent.model_copy(update={"object": chosen}))
         regions = regions_listed(intent.object, self.world) if intent.action in _ACTS else None
+        if regions and intent.excluding is not None:  # "vacuum all rooms except the kitchen"
+            regions = self._regions_left(regions, intent.excluding, intent.clause)
         if regions:
             listed = Referent(regions[0], region=True, more=tuple(regions[1:]))
             if any(fit(m, listed, self.world) for m in self.skills_for(intent)):

@@ -32,7 +32,13 @@ from bt_executive.llm.grammar_planner.skill_choice import (
     regions_listed,
     regions_partly_named,
 )
-from bt_executive.llm.grounding.object_matching import ObjectMatchError, UnknownObject, match_objects, object_words
+from bt_executive.llm.grounding.object_matching import (
+    ObjectMatchError,
+    UnknownObject,
+    match_objects,
+    names_by_relation,
+    object_words,
+)
 from bt_executive.llm.language.lexicon import alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import phrase_words
 from bt_executive.llm.language.quantities import COUNT, Quantity, QuantityOutOfBounds, UnitMismatch
@@ -255,6 +261,10 @@ class SkillActs(Chaining):
         region = region_named(intent.object, self.world)
         if region is not None and any(fit(m, Referent(region, region=True), self.world) for m in skills):
             return Referent(region, region=True)
+        takes_place = any({Role.OBJECT, Role.PLACE} <= set(m.roles().values()) for m in skills)
+        if takes_place and intent.joined is not None and intent.target is not None and names_by_relation(intent.joined):
+            # "hand me a mug from the counter": the mug there (the place is an argument too), not any mug
+            return Referent(self.resolve(intent.joined, intent, among=fitting))
         try:
             return Referent(self.resolve(intent.object, intent, among=fitting))
         except UnknownObject:

@@ -685,6 +685,11 @@ def _relation_parts(
     return split.group("rel"), anchor[0], match_objects(split.group("x"), world, exclude=exclude, among=among).ids
 
 
+def names_by_relation(phrase: str) -> bool:
+    """Whether a phrase names an object by what it is on, in or taken from ("a mug from the counter")."""
+    return _patterns().relation.match(" ".join(phrase.lower().split())) is not None
+
+
 def _relation_miss(phrase: str, world: WorldState) -> str:
     """Why a relational phrase matched nothing ("red_cube is not in bowl"), or '' when it is not one."""
     parts = _relation_parts(phrase, world)
