@@ -1714,3 +1714,14 @@ def test_an_exception_to_a_list_of_places_leaves_it_out(robots: dict[str, EvalRo
     ]
     with pytest.raises(PlannerRefused):
         AutoPlanner(home.registry).plan("vacuum all rooms except the garage", home.world)
+
+
+def test_a_word_for_several_kinds_names_each_of_them(robots: dict[str, EvalRobot]) -> None:
+    """ "wipe down every surface" wiped the kitchen table alone: "surface" was a word for a table."""
+    home = robots["home"]
+    assert _labels(home, "wipe down every surface") == [
+        "wipe_table(surface=counter)",
+        "wipe_table(surface=kitchen_table)",
+    ]
+    with pytest.raises(PlannerRefused):
+        AutoPlanner(home.registry).plan("wipe the surface", home.world)  # two surfaces here: which?

@@ -211,12 +211,19 @@ def match_objects(
     if wanted:
         # An object's own words first: "the bowl" is the bowl, not also the cube inside it (nor, when
         # the bowl is ruled out, the cube inside it instead).
+        # "every surface": a word for several categories names an object of any of them (unless one is so called)
+        kinds = {w: frozenset(c) for w, c in load_lexicon().kinds_of.items() if w in wanted and w not in own}
+        narrow = wanted - set(kinds)
+
+        def says(obj: ObjectState, *, container: bool = True) -> bool:
+            return narrow <= object_words(obj, container=container) and all(obj.category in c for c in kinds.values())
+
         eligible = (o for o in world.objects if among is None or o.id in among)
-        named = {o.id for o in eligible if wanted <= object_words(o, container=False)}
+        named = {o.id for o in eligible if says(o, container=False)}
         by_words = (
             [o.id for o in pool if o.id in named]
             if named
-            else [o.id for o in pool if wanted <= object_words(o)]  # only then by the container's words too
+            else [o.id for o in pool if says(o)]  # only then by the container's words too
         )
         if by_words:
             return ObjectMatch(phrase=phrase, ids=tuple(by_words), rule="words")

@@ -538,6 +538,9 @@ class Lexicon(BaseModel):
     )
     directions: dict[str, list[str]]
     colours: dict[str, list[str]]
+    kinds_of: dict[str, list[str]] = Field(
+        default_factory=dict, description="a word for several categories at once ('every surface') -> them"
+    )
     categories: dict[str, list[str]]
     actions: dict[ActionVerb, list[str]] = Field(
         default_factory=dict, description="closed action verb -> phrases that ask for a skill with that action"
