@@ -1725,3 +1725,12 @@ def test_a_word_for_several_kinds_names_each_of_them(robots: dict[str, EvalRobot
     ]
     with pytest.raises(PlannerRefused):
         AutoPlanner(home.registry).plan("wipe the surface", home.world)  # two surfaces here: which?
+
+
+def test_nothing_is_in_itself_so_a_put_splits_after_the_superlative(robots: dict[str, EvalRobot]) -> None:
+    """ "put the cube that's closest to the bowl in the bowl" put the green cube (closest to the robot) in it:
+    "the bowl in the bowl" was read as the bowl. The blue cube is the one closest to the bowl."""
+    assert _labels(robots["tabletop"], "put the cube that's closest to the bowl in the bowl") == [
+        "pick(object=blue_cube)",
+        "place_on(target=bowl)",
+    ]

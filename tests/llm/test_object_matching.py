@@ -227,6 +227,10 @@ def test_the_middle_one_of_an_odd_number_is_the_one_with_as_many_either_side(wor
         resolve_object("the middle of the table", world)
 
 
+def test_nothing_is_on_or_in_itself(world: WorldState) -> None:
+    assert match_objects("the bowl in the bowl", world).ids == ()
+
+
 def test_a_side_of_something_with_no_object_before_it_is_a_place(world: WorldState) -> None:
     with pytest.raises(UnknownObject):
         resolve_object("the left side of the table", world)

@@ -359,7 +359,10 @@ def _modifier_first(phrase: str) -> str | None:
     split = patterns.relation.match(" ".join(phrase.lower().split()))
     if split is None or split.group("rel") not in patterns.modifier_relations:
         return None
-    words = [w for part in (split.group("y"), split.group("x")) for w in phrase_words(part) if w not in articles()]
+    said = [[w for w in phrase_words(part) if w not in articles()] for part in (split.group("y"), split.group("x"))]
+    if said[0] == said[1]:
+        return None  # "the bowl in the bowl": nothing is on or in itself
+    words = [w for part in said for w in part]
     return " ".join(words) if words else None
 
 
