@@ -1734,3 +1734,10 @@ def test_nothing_is_in_itself_so_a_put_splits_after_the_superlative(robots: dict
         "pick(object=blue_cube)",
         "place_on(target=bowl)",
     ]
+
+
+def test_going_to_the_one_nearest_to_something_goes_to_it(robots: dict[str, EvalRobot]) -> None:
+    """ "go to the gauge nearest to the valve" was read as going to the valve with the gauge as the thing."""
+    inspection = robots["inspection"]
+    for task in ("go to the gauge nearest to the valve", "approach the gauge nearest to the valve"):
+        assert _labels(inspection, task) == ["approach_object(object=boiler_gauge)"]

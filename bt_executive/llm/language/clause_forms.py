@@ -175,6 +175,7 @@ class _Patterns:
         )
         self.not_object_words = frozenset(words.articles) | frozenset(words.side_leads)
         self.there = frozenset(words.there_words)
+        self.extreme_words = frozenset(lexicon.extreme_words)
         self.copulas = frozenset(words.copulas)
         self.put_there = re.compile(rf"^(?P<x>.+?)\s+(?:{alternatives(words.there_words)})$")
         self.question_words = frozenset(words.question_words)
@@ -561,7 +562,10 @@ def _act(clause: str, skill_phrases: Collection[str]) -> Intent | None:
     if there:
         rest = ""
     x, y, joined = rest, None, None
-    if (split := patterns.act_rest.match(rest)) is not None:
+    split = patterns.act_rest.match(rest)
+    if split is not None and split.group("x").split()[-1] in patterns.extreme_words:
+        split = None  # "go to the gauge nearest to the valve": where the gauge is, not where to go
+    if split is not None:
         x, y, joined = split.group("x"), split.group("y"), rest
     elif rest.split(" ", 1)[0] in patterns.object_starts:
         x = rest
