@@ -35,6 +35,8 @@ SETTLE_S = 0.5
 WINDOW_S = 0.5
 """The arm is still over [hold + SETTLE_S, hold + SETTLE_S + WINDOW_S] in the sim's own time (joint-state stamps):
 a loaded machine runs the realtime sim slower than the wall clock, and settling takes sim time, not wall time."""
+SEND_WAIT_S = 15.0
+"""How long the task's client waits for the executive the test kills (it has sent the goal long before)."""
 
 
 def goal_records(path: Path) -> list[dict[str, Any]]:
@@ -87,7 +89,11 @@ def test_killing_the_executive_mid_skill_aborts_its_goal_and_holds_the_arm_withi
 
         tasks = TaskClient(sender, ns)
         assert tasks.wait_for_server(15.0)
-        threading.Thread(target=lambda: _ignore_errors(tasks.run, TASK, timeout_s=30.0), daemon=True).start()
+        # The client gives up on the killed executive soon, and is joined before the nodes are torn down: a
+        # thread still waiting on it when its action client is destroyed deadlocked the teardown once (rclpy's
+        # destroy held the GIL the waiting thread needed).
+        sending = threading.Thread(target=lambda: _ignore_errors(tasks.run, TASK, timeout_s=SEND_WAIT_S), daemon=True)
+        sending.start()
         ros_harness.wait_until(lambda: any(p >= 0.2 for p in progress), 20.0, "the pick to be under way")
         serve.process.kill()
         killed = time.time()
@@ -97,6 +103,8 @@ def test_killing_the_executive_mid_skill_aborts_its_goal_and_holds_the_arm_withi
         ros_harness.wait_until(
             lambda: bool(states) and states[-1][0] > held + SETTLE_S + WINDOW_S, 10.0, "joint states"
         )
+        sending.join(SEND_WAIT_S + 5.0)
+        assert not sending.is_alive(), "the task client still waits on the killed executive"
     window = [q for t, q in states if held + SETTLE_S <= t <= held + SETTLE_S + WINDOW_S]
     moved = max(max(q[j] for q in window) - min(q[j] for q in window) for j in range(6))
     off_hold = max(abs(a - b) for a, b in zip(window[-1], ended["arm_q"], strict=True))
