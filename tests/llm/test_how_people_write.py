@@ -1741,3 +1741,19 @@ def test_going_to_the_one_nearest_to_something_goes_to_it(robots: dict[str, Eval
     inspection = robots["inspection"]
     for task in ("go to the gauge nearest to the valve", "approach the gauge nearest to the valve"):
         assert _labels(inspection, task) == ["approach_object(object=boiler_gauge)"]
+
+
+def test_them_is_every_object_the_clause_before_named(robots: dict[str, EvalRobot]) -> None:
+    """ "tap the red cube and the blue cube, then tap them again" tapped the blue cube alone again."""
+    tabletop = robots["tabletop"]
+    assert _labels(tabletop, "tap the red cube and the blue cube, then tap them again") == [
+        "tap(object=red_cube)",
+        "tap(object=blue_cube)",
+        "tap(object=red_cube)",
+        "tap(object=blue_cube)",
+    ]
+    # where they went is not one of them
+    assert _labels(tabletop, "put the red cube and the blue cube on the plate, then push them left")[-2:] == [
+        "push(object=red_cube, direction=left)",
+        "push(object=blue_cube, direction=left)",
+    ]

@@ -46,6 +46,7 @@ class ImaginedPlan:
         self.notes: list[str] = []
         self.last_object: str | None = None
         self.named: list[str] = []  # every id a phrase named, in order: what a later 'it' may mean
+        self.last_named: list[str] = []  # the ids the last clause named: what a later 'them' means
         self.last_target: str | None = None
         self.last_region: str | None = None
         """The region the last clause acted on, while no object came after it: what 'it' in "go to the

@@ -180,9 +180,9 @@ class _PlanBuilder(Moving):
             if intent.condition.subject is not None:  # "..., open it first, then put the cube in it": the drawer
                 self.last_object = self.resolve(intent.condition.subject, intent)
             return
-        before = len(self.steps)
+        before, named = len(self.steps), len(self.named)
         try:
-            for each in self.each_object(self.grounded_reading(intent)):
+            for each in self.those_before(intent) or self.each_object(self.grounded_reading(intent)):
                 self.add_one(each)
         except TaskNotUnderstood:
             times = _repeats(intent)
@@ -195,6 +195,19 @@ class _PlanBuilder(Moving):
                 if len(self.steps) == size:
                     raise
             self.notes.append(f"{intent.clause!r}: {times} times")
+        where = self.last_target if intent.target is not None else None  # "... in the bowl": not one of them
+        self.last_named = [i for i in dict.fromkeys(self.named[named:]) if i != where]
+
+    def those_before(self, intent: Intent) -> list[Intent]:
+        """ "tap the red cube and the blue cube, then tap them again": a plural pronoun is every object the
+        clause before named, one intent each (it was the last of them alone); [] for anything else."""
+        said = f" {intent.clause} "
+        if intent.object is not None or len(self.last_named) < 2:
+            return []
+        if not any(f" {p} " in said for p in load_lexicon().plural_pronouns):
+            return []
+        self.notes.append(f"{intent.clause!r}: each of {', '.join(self.last_named)}")
+        return [intent.model_copy(update={"object": i}) for i in self.last_named]
 
     def add_one(self, intent: Intent) -> None:
         """Expand one single-object intent into calls."""

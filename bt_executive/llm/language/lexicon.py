@@ -677,6 +677,9 @@ class Lexicon(BaseModel):
     verbless_relations: Words = Field(description="relations between two object phrases of a clause with no verb")
     held_words: Words = Field(description="words by which a task may mean the object in the gripper")
     object_pronouns: Words = Field(description="pronouns and possessives that follow a verb ('report ITS state')")
+    plural_pronouns: Words = Field(
+        default_factory=list, description="'tap them again': every object the clause before named"
+    )
     held_phrases: Words = Field(description="words that name the object in the gripper inside an object phrase")
     definite_words: Words = Field(description="words that start a phrase naming particular objects")
     indefinite_words: Words = Field(description="words that start a phrase asking for any one of its matches")
