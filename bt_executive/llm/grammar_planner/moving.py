@@ -170,7 +170,8 @@ class Moving(SkillActs):
             self.emit(*moving, intent.clause)
 
     def home(self, intent: Intent) -> None:
-        if self.base_moved(self.steps) and not set(intent.clause.split()) & set(load_lexicon().home_pose_words):
+        names_the_arm = set(intent.clause.split()) & set(load_lexicon().home_pose_words)
+        if self.base_move(self.steps) is not None and not names_the_arm:
             # "go to the kitchen, then come back": the base, not the arm; "... go back and charge": back to the
             # dock, which the next clause must go to (``went_back``)
             self.going_back = intent.clause
@@ -184,16 +185,15 @@ class Moving(SkillActs):
             raise MissingSkill("no skill of this robot goes home (none has the effect at_home)")
         self.emit(*homing, intent.clause)
 
-    def base_moved(self, steps: list[SkillCall]) -> bool:
-        """Whether one of ``steps`` moves the robot's base (a skill whose actions include NAVIGATE)."""
-        return any(ActionVerb.NAVIGATE in self.registry.get(step.skill).actions for step in steps)
+    def base_move(self, steps: list[SkillCall]) -> SkillCall | None:
+        """The first of ``steps`` that moves the robot's base (a skill whose actions include NAVIGATE), if any."""
+        return next((s for s in steps if ActionVerb.NAVIGATE in self.registry.get(s.skill).actions), None)
 
     def stayed(self, asked: bool) -> None:
         """Refuse a plan that drives the base when the task says not to move ("without moving, photograph the
         pump"): the steps that need the base moved cannot be left out."""
-        moving = [s for s in self.steps if ActionVerb.NAVIGATE in self.registry.get(s.skill).actions]
-        if asked and moving:
-            raise NotAfforded(f"the task says not to move, and {moving[0].label()} moves the base")
+        if asked and (moving := self.base_move(self.steps)) is not None:
+            raise NotAfforded(f"the task says not to move, and {moving.label()} moves the base")
 
     def went_back(self, before: int, *, last: bool) -> None:
         """Refuse a bare "go back" said after the base moved, unless the clause after it (its steps from
@@ -201,7 +201,7 @@ class Moving(SkillActs):
         said = self.going_back
         if said is None or (not last and len(self.steps) == before):
             return
-        if last or not self.base_moved(self.steps[before:]):
+        if last or self.base_move(self.steps[before:]) is None:
             raise MissingSkill(
                 f"{said!r} after going somewhere: no skill of this robot takes its base back to where it started; "
                 "say where to go back to"

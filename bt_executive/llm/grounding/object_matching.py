@@ -291,23 +291,34 @@ def _nearest_to(
     split = _patterns().nearness.match(" ".join(phrase.lower().split()))
     if split is None:
         return None
-    anchors = match_objects(split.group("y"), world).ids
+    anchor, found = _anchored(split.group("x"), split.group("y"), world, exclude=exclude, among=among)
+    ids = tuple(found) if anchor is None else _clearly_nearest(found, anchor, world)
+    return ObjectMatch(phrase=phrase, ids=ids, rule="relation")
+
+
+def _anchored(
+    x: str, y: str, world: WorldState, *, exclude: Collection[str], among: Collection[str] | None
+) -> tuple[ObjectState | None, list[str]]:
+    """The one object ``y`` names (None when it names several), and what ``x`` names but it; UnknownObject
+    when ``y`` names nothing here."""
+    anchors = match_objects(y, world).ids
     if not anchors:
-        raise UnknownObject(split.group("y"), world.ids())
-    found = [i for i in match_objects(split.group("x"), world, exclude=exclude, among=among).ids if i not in anchors]
-    if len(anchors) != 1 or len(found) < 2:
-        return ObjectMatch(phrase=phrase, ids=tuple(found), rule="relation")
-    anchor = world.object(anchors[0])
-    assert anchor is not None
+        raise UnknownObject(y, world.ids())
+    found = [i for i in match_objects(x, world, exclude=exclude, among=among).ids if i not in anchors]
+    return (world.object(anchors[0]) if len(anchors) == 1 else None), found
+
+
+def _clearly_nearest(ids: Sequence[str], anchor: ObjectState, world: WorldState) -> tuple[str, ...]:
+    """Of ``ids``, the one nearest ``anchor`` when the next is SIZE_MARGIN times as far; else all of them."""
 
     def distance(object_id: str) -> float:
         obj = world.object(object_id)
         return math.dist(obj.position, anchor.position) if obj is not None else math.inf
 
-    first, second = sorted(found, key=distance)[:2]
-    if distance(second) >= SIZE_MARGIN * distance(first):
-        return ObjectMatch(phrase=phrase, ids=(first,), rule="relation")
-    return ObjectMatch(phrase=phrase, ids=tuple(found), rule="relation")
+    ranked = sorted(ids, key=distance)
+    if len(ranked) >= 2 and distance(ranked[1]) < SIZE_MARGIN * distance(ranked[0]):
+        return tuple(sorted(ids))
+    return tuple(ranked[:1])
 
 
 def _beside(
@@ -323,14 +334,9 @@ def _beside(
     split = patterns.beside.match(" ".join(phrase.lower().split()))
     if split is None or not set(phrase_words(split.group("x"))) - articles():
         return None  # "the left side of the table": a place, not an object
-    anchors = match_objects(split.group("y"), world).ids
-    if not anchors:
-        raise UnknownObject(split.group("y"), world.ids())
-    found = [i for i in match_objects(split.group("x"), world, exclude=exclude, among=among).ids if i not in anchors]
-    if len(anchors) != 1:
+    anchor, found = _anchored(split.group("x"), split.group("y"), world, exclude=exclude, among=among)
+    if anchor is None:
         return ObjectMatch(phrase=phrase, ids=tuple(found), rule="relation")
-    anchor = world.object(anchors[0])
-    assert anchor is not None
     side = patterns.side_of[" ".join(split.group("side").split())]
     axis, sign = {"left": (1, 1.0), "right": (1, -1.0), "far": (0, 1.0), "near": (0, -1.0)}[side]
 
@@ -342,14 +348,8 @@ def _beside(
         across = abs(obj.position[1 - axis] - anchor.position[1 - axis])
         return along if along > across else -math.inf
 
-    def distance(object_id: str) -> float:
-        obj = world.object(object_id)
-        return math.dist(obj.position, anchor.position) if obj is not None else math.inf
-
-    there = sorted((i for i in found if offset(i) > TIE_M), key=distance)
-    if len(there) >= 2 and distance(there[1]) < SIZE_MARGIN * distance(there[0]):
-        return ObjectMatch(phrase=phrase, ids=tuple(sorted(there)), rule="relation")
-    return ObjectMatch(phrase=phrase, ids=tuple(there[:1]), rule="relation")
+    there = [i for i in found if offset(i) > TIE_M]
+    return ObjectMatch(phrase=phrase, ids=_clearly_nearest(there, anchor, world), rule="relation")
 
 
 def _modifier_first(phrase: str) -> str | None:
@@ -404,7 +404,7 @@ class _Patterns:
             r"(?:to\s+)?(?P<y>.+)$"
         )
         self.side_of = {w: side for side, words in lexicon.side_relations.items() for w in words}
-        side = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(self.side_of, key=len, reverse=True))
+        side = alternatives(sorted(self.side_of, key=len, reverse=True), space=_SPACE)
         self.beside = re.compile(
             rf"^(?P<x>.+?)\s+(?:(?:{which})\s+(?:{alternatives(linking.position)})\s+)?"
             rf"(?:(?:{alternatives(placed.position)})\s+)?(?P<side>{side or '(?!)'})\s+(?P<y>.+)$"

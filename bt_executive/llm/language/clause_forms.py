@@ -167,7 +167,7 @@ class _Patterns:
         # "the cube (which is) to the left of the red cube": a side of another object, said right after an object's
         # words, describes the object; grounding reads it in its first form (object_matching._beside).
         self.side_said = {w: said[0] for said in lexicon.side_relations.values() for w in said}
-        sides = "|".join(re.escape(w).replace(r"\ ", _S) for w in sorted(self.side_said, key=len, reverse=True))
+        sides = alternatives(sorted(self.side_said, key=len, reverse=True), space=_S)
         which, linking, placed = alternatives(lexicon.relative_pronouns), lexicon.linking_verbs, lexicon.placement_verbs
         self.side_description = re.compile(
             rf"\s+(?:(?:{which})\s+(?:{alternatives(linking.position)})\s+)?(?:(?:{alternatives(placed.position)})\s+)?"

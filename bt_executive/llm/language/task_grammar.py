@@ -429,7 +429,7 @@ def _goes_to_a_thing(intent: Intent) -> bool:
         intent.action is IntentAction.ACT
         and intent.verb in going
         and intent.object is not None
-        and not (intent.quantities)
+        and not intent.quantities
     )
 
 
