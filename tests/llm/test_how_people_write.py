@@ -1757,3 +1757,30 @@ def test_them_is_every_object_the_clause_before_named(robots: dict[str, EvalRobo
         "push(object=red_cube, direction=left)",
         "push(object=blue_cube, direction=left)",
     ]
+
+
+def test_an_exception_to_a_list_a_skill_takes_whole_leaves_it_out(robots: dict[str, EvalRobot]) -> None:
+    """ "patrol every room except the control room" patrolled the control room too: the patrol takes the list
+    whole, and the list was read again from the words, exception and all."""
+    inspection = robots["inspection"]
+    assert _labels(inspection, "patrol every room except the control room") == [
+        "patrol(waypoints=['boiler_room', 'pump_house', 'corridor_b'])"
+    ]
+    assert _labels(inspection, "patrol the rooms except corridor b, twice") == [
+        "patrol(waypoints=['boiler_room', 'pump_house', 'control_room'], loops=2)"
+    ]
+
+
+def test_before_a_skills_own_verb_is_a_step_not_a_reason(robots: dict[str, EvalRobot]) -> None:
+    """ "read the thermometer before you dock" read it and never docked: 'dock' is a manifest's verb, not the
+    lexicon's, so "before you dock" was left out as a reason."""
+    inspection = robots["inspection"]
+    for task in ("read the thermometer before you dock", "read the thermometer before docking"):
+        assert _labels(inspection, task) == ["read_gauge(gauge=t3)", "dock(dock=charging_dock)"]
+
+
+def test_two_verbs_for_one_trip_make_one_step(robots: dict[str, EvalRobot]) -> None:
+    """ "dock and charge" docked twice: both verbs are the dock's. Said again, it is done again."""
+    home = robots["home"]
+    assert _labels(home, "dock and charge") == ["dock(dock=dock)"]
+    assert _labels(home, "dock, then dock again") == ["dock(dock=dock)"] * 2

@@ -343,7 +343,11 @@ class ObjectPhrases(ImaginedPlan):
         if regions:
             listed = Referent(regions[0], region=True, more=tuple(regions[1:]))
             if any(fit(m, listed, self.world) for m in self.skills_for(intent)):
-                return [intent]
+                if intent.excluding is None:
+                    return [intent]
+                # "patrol every room except the control room": the places left, by name, for the skill's list
+                left = " and ".join(r.replace("_", " ") for r in regions)
+                return [intent.model_copy(update={"object": left, "excluding": None})]
             self.notes.append(f"{intent.object!r} -> {', '.join(regions)}")
             return [intent.model_copy(update={"object": r}) for r in regions]
         others = self.others(intent)

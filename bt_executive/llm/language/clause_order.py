@@ -21,7 +21,7 @@ have", "took") are the lexicon's ``clause_order``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from functools import cache
 
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
@@ -55,10 +55,11 @@ def _patterns() -> _Patterns:
 
 
 @cache
-def _base_forms() -> dict[str, str]:
-    """Gerunds and past participles of the lexicon's verb words -> the word ("opening", "opened" -> "open")."""
+def _base_forms(skill_words: frozenset[str] = frozenset()) -> dict[str, str]:
+    """Gerunds and past participles of the lexicon's verb words, and of the first words of the manifests'
+    phrases (``skill_words``: "dock", "recharge"), -> the word ("opening", "opened" -> "open")."""
     forms: dict[str, str] = {}
-    for word in sorted(load_lexicon().verb_words()):
+    for word in sorted(load_lexicon().verb_words() | skill_words):
         forms.setdefault(word, word)  # "after you open the drawer"
         stem = word[:-1] if word.endswith("e") and not word.endswith("ee") else word
         doubled = word + word[-1] if re.search(r"[^aeiou][aeiou][bdgklmnprt]$", word) and len(word) <= 4 else word
@@ -68,10 +69,10 @@ def _base_forms() -> dict[str, str]:
     return forms
 
 
-def _as_command(clause: str) -> str | None:
+def _as_command(clause: str, skill_words: frozenset[str] = frozenset()) -> str | None:
     """A subordinate clause ("opening the drawer", "opened it") as a command ("open the drawer"), or None."""
     first, _, rest = clause.strip().partition(" ")
-    base = _base_forms().get(first)
+    base = _base_forms(skill_words).get(first)
     if base is None:
         return None
     return f"{base} {rest}".strip()
@@ -80,22 +81,27 @@ def _as_command(clause: str) -> str | None:
 _BY = re.compile(r"^(?P<goal>.+?)\s+by\s+(?P<means>\w+ing\b.*)$")
 
 
-def reorder_clauses(text: str, object_of: Callable[[str], str | None] = lambda _clause: None) -> str:
+def reorder_clauses(
+    text: str, object_of: Callable[[str], str | None] = lambda _clause: None, skill_phrases: Collection[str] = ()
+) -> str:
     """``text`` (normalised) with a "before"/"after"/"once" clause put where it happens; else ``text``.
+
+    ``skill_phrases``: the manifests' verb phrases, whose first words are verbs too ("read it before you dock").
 
     ``object_of`` names a clause's object phrase: a pronoun in the clause that now comes first, whose
     referent now comes second ("close the drawer after you put the cube in it"), is replaced by it.
     "Tidy the table by putting the cubes in the bowl" becomes what it is done by: "put the cubes in the bowl".
     """
+    skill_words = frozenset(phrase.split()[0] for phrase in skill_phrases if phrase.strip())
     by = _BY.match(text)
-    if by is not None and (means := _as_command(by.group("means"))) is not None:
+    if by is not None and (means := _as_command(by.group("means"), skill_words)) is not None:
         text = means
     patterns = _patterns()
     for pattern in (patterns.leading, patterns.trailing):
         match = pattern.match(text)
         if match is None or patterns.not_order.match(match.group("a")):
             continue
-        sub = _as_command(match.group("a"))
+        sub = _as_command(match.group("a"), skill_words)
         if sub is None:
             continue
         main, later = match.group("b").strip(" ,"), ""

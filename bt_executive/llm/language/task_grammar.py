@@ -252,7 +252,8 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
 
     ``skill_phrases``: the verb phrases the robot's manifests add (``language.phrases``)."""
     grammar, patterns = _compiled(), _patterns()
-    text = reorder_clauses(grammar.prefix.sub("", normalise_task(task, skill_phrases) + " ").strip(), _object_of)
+    text = grammar.prefix.sub("", normalise_task(task, skill_phrases) + " ").strip()
+    text = reorder_clauses(text, _object_of, skill_phrases)
     if (ordered := ordered_tower(text)) is not None:
         return (ordered,)
     clauses = split_clauses(text, skill_phrases)

@@ -307,7 +307,7 @@ def task_clauses(task: str, world: WorldState, registry: SkillRegistry) -> TaskC
         intent = parse_clause(clause, phrases.keys())
         return intent.object if intent is not None else None
 
-    ordered = reorder_clauses(corrected(normalised, world, registry), object_of)
+    ordered = reorder_clauses(corrected(normalised, world, registry), object_of, phrases.keys())
     if ordered_tower(ordered) is not None:  # "stack all three, blue at the bottom, ...": one request
         return TaskClauses(clauses=(ordered,), text=normalised, data=data)
     # "put X on Y and the red one in Z": two clauses, each with the verb, as the grammar plans them
