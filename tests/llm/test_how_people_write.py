@@ -1784,3 +1784,21 @@ def test_two_verbs_for_one_trip_make_one_step(robots: dict[str, EvalRobot]) -> N
     home = robots["home"]
     assert _labels(home, "dock and charge") == ["dock(dock=dock)"]
     assert _labels(home, "dock, then dock again") == ["dock(dock=dock)"] * 2
+
+
+def test_a_wait_for_someone_to_take_it_is_the_hand_overs_time(robots: dict[str, EvalRobot]) -> None:
+    """ "hand me the blue mug and wait 30 seconds for me to take it" fetched the mug, waited, then picked it up
+    again: "take it" was the robot's. What the person does is theirs; the wait is how long the hand-over waits
+    where its skill has such a time, else a wait after it."""
+    home = robots["home"]
+    assert _labels(home, "hand me the blue mug and wait 30 seconds for me to take it") == [
+        "fetch(object=blue_mug)",
+        "wait(seconds=30.0)",
+    ]
+    holding = Scenario(holding="m7").apply(home.world)
+    assert _labels(home, "hand me the mug and wait a minute for me to take it", holding) == [
+        "hand_over(timeout_s=60.0)"
+    ]
+    with pytest.raises(PlannerRefused, match="outside handover/hand_over's timeout_s"):
+        AutoPlanner(home.registry).plan("hand it over, wait 5 minutes for me to take it", holding)
+    assert _labels(home, "hand it over and wait 30 seconds", holding) == ["hand_over()", "wait(seconds=30.0)"]

@@ -61,6 +61,12 @@ def _from_region() -> re.Pattern[str]:
 
 
 @cache
+def _for_someone() -> re.Pattern[str]:
+    """ "... for me to take it": what someone else is to do, which a wait gives them time for."""
+    return re.compile(rf"\bfor (?:{alternatives(load_lexicon().people)}) to\b")
+
+
+@cache
 def _implied_preposition() -> re.Pattern[str]:
     """The word before what a skill that takes no object acts on anyway ("undock from the charger")."""
     return re.compile(rf"^(?:{alternatives(load_lexicon().place_words.implied_prepositions)})\s+")
@@ -178,7 +184,7 @@ class SkillActs(Chaining):
         if self.restates(skill, args, intent, actions | frozenset(chosen.manifest.actions)):
             self.notes.append(f"{intent.clause!r}: the same {SkillCall(skill=skill, args=args).label()} as before")
             return
-        if self.refines(skill, args, intent):
+        if self.refines(skill, args, intent) or self.waits_in_last(args, intent):
             return
         if referent is not None and not referent.region:  # "..., close the drawer, then tap the red cube" in it
             self.open_what_hides(referent.id, SkillCall(skill=skill, args=args))
@@ -205,6 +211,35 @@ class SkillActs(Chaining):
             return False
         self.steps[-1] = last.model_copy(update={"args": args})
         self.notes.append(f"{intent.clause!r}: says how to {last.label()}: {self.steps[-1].label()}")
+        return True
+
+    def waits_in_last(self, args: dict[str, JsonValue], intent: Intent) -> bool:
+        """Whether a wait for someone ("hand it over and wait a minute for me to take it") is how long the step
+        just before waits for them: a wait of seconds only, after a step whose skill has a time in seconds it
+        was not given (hand_over's timeout_s). That step then takes the time (out of its bounds: refused)."""
+        if not self.steps or set(args) != {"seconds"} or not _for_someone().search(intent.clause):
+            return False
+        last = self.steps[-1]
+        manifest = self.registry.get(last.skill)
+        timed = [
+            p
+            for p in manifest.parameter_names()
+            if p not in last.args and manifest.parameter_schema(p).get("unit") == "s"
+        ]
+        if len(timed) != 1:
+            return False
+        schema = manifest.parameter_schema(timed[0])
+        seconds = args["seconds"]
+        if not isinstance(seconds, int | float) or not schema.get("minimum", 0) <= seconds <= schema.get(
+            "maximum", seconds
+        ):
+            raise PlannerRefused(
+                f"{intent.clause!r}: {seconds} s is outside {last.skill}'s {timed[0]} "
+                f"({schema.get('minimum', 0)} to {schema.get('maximum')} s)",
+                RefusalKind.NOT_AFFORDED,
+            )
+        self.steps[-1] = last.model_copy(update={"args": {**last.args, timed[0]: seconds}})
+        self.notes.append(f"{intent.clause!r}: how long {last.label()} waits: {self.steps[-1].label()}")
         return True
 
     def place_to_go(self, intent: Intent, skills: list[SkillManifest]) -> str | None:

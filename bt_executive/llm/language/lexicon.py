@@ -470,6 +470,10 @@ class TaskGrammarWords(_WordLists):
     purpose_needs: Words = Field(description="'i need to see', 'we want to know'")
     purpose_musts: Words = Field(description="'i gotta check'")
     purpose_verbs: Words = Field(description="'... to see', '... to make sure'")
+    waiting_verbs: Words = Field(
+        default_factory=list,
+        description="'wait a minute for me to take it': the 'to ...' after a wait for someone is theirs",
+    )
     is_forms: Words = Field(description="'the drawer is open', 'the cube s on the plate'")
     is_adverbs: Words = Field(description="'the drawer is already open'")
     is_places: Words = Field(description="'the cube is on the plate'")

@@ -488,11 +488,23 @@ def _purpose(clause: str, skill_phrases: Collection[str]) -> list[str]:
     means, purpose = clause[: found.start()], clause[found.end() :]
     if parse_clause(purpose, skill_phrases) is None:
         return [clause]
+    if _waits_for_someone(means):  # "wait 30 seconds for me to take it": theirs, not a step (one clause)
+        return [clause]
     if means.split()[-1] in load_lexicon().parts:  # "push the handle": the purpose's means
         return [purpose]
     if parse_clause(means, skill_phrases) is None:
         return [clause]
     return [means, purpose]
+
+
+def _waits_for_someone(means: str) -> bool:
+    """Whether a clause is a wait "for <a person>" ("wait a minute for me"): the "to ..." after it is theirs."""
+    lexicon, words = load_lexicon(), means.split()
+    if not any(means == w or means.startswith(f"{w} ") for w in lexicon.task_grammar.waiting_verbs):
+        return False
+    return any(
+        words[-len(p.split()) - 1 :] == ["for", *p.split()] for p in lexicon.people if len(words) > len(p.split())
+    )
 
 
 def _grasps_a_part(intent: Intent) -> bool:
