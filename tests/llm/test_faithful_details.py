@@ -82,6 +82,21 @@ def test_a_placement_made_the_wrong_way_round_is_unfaithful(robots: dict[str, Ev
     )
 
 
+def test_a_placement_the_wrong_way_round_is_unfaithful_when_the_task_names_objects_by_id(
+    robots: dict[str, EvalRobot],
+) -> None:
+    """ "stack green_cube on top of red_cube": the ids are said as their phrases ("green cube"), so the
+    relation between them was not seen and both orders were faithful (refused as ambiguous)."""
+    tabletop = robots["tabletop"]
+    task = "Test 4: stack green_cube on top of red_cube in one motion."
+    backwards = _problems(tabletop, task, ("tabletop/stack", {"object": "red_cube", "base": "green_cube"}))
+    right = _problems(tabletop, task, ("tabletop/stack", {"object": "green_cube", "base": "red_cube"}))
+    assert ([p for p in backwards if "the task says green_cube on red_cube" in p], right) == (
+        ["the plan ends with red_cube on green_cube; the task says green_cube on red_cube"],
+        (),
+    )
+
+
 def test_a_clause_naming_what_a_skill_makes_needs_that_skill(robots: dict[str, EvalRobot]) -> None:
     task = "Go to the boiler room, snap one photo there, then come back to the control room."
     go = [("nav/navigate_to", {"location": "boiler_room"}), ("nav/navigate_to", {"location": "control_room"})]

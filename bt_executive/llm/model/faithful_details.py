@@ -186,7 +186,7 @@ def stated_on(reading: TaskReading) -> set[tuple[str, str]]:
     """(X, Y) for each "X on top of / in Y" a clause says between two objects it names one each of."""
     stated: set[tuple[str, str]] = set()
     for clause in reading.clauses:
-        words = clause.text.split()
+        words = clause.text.replace("_", " ").split()  # "green_cube" is said as the phrase "green cube"
         placed: list[tuple[int, str]] = []  # (where its last word stands, id)
         start = 0
         for mention in clause.mentions:
