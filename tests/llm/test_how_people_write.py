@@ -1802,3 +1802,19 @@ def test_a_wait_for_someone_to_take_it_is_the_hand_overs_time(robots: dict[str, 
     with pytest.raises(PlannerRefused, match="outside handover/hand_over's timeout_s"):
         AutoPlanner(home.registry).plan("hand it over, wait 5 minutes for me to take it", holding)
     assert _labels(home, "hand it over and wait 30 seconds", holding) == ["hand_over()", "wait(seconds=30.0)"]
+
+
+def test_an_object_named_by_its_side_of_another_may_come_first_and_without_articles(
+    robots: dict[str, EvalRobot],
+) -> None:
+    """ "the cube to the right of the red cube, put it on the plate": the topic was too long to be one, and
+    "at right side of" (no article) was no side of anything."""
+    tabletop = robots["tabletop"]
+    for task in (
+        "the cube to the right of the red cube, put it on the plate",
+        "The cube at right side of red cube, put it on the plate.",
+    ):
+        assert _labels(tabletop, task) == ["pick(object=green_cube)", "place_on(target=plate)"]
+    assert _labels(tabletop, "tap the cube at right side of red cube") == ["tap(object=green_cube)"]
+    with pytest.raises(PlannerError):  # where to put it, not which: no skill puts a thing beside another
+        AutoPlanner(tabletop.registry).plan("put the red cube at right side of the plate", tabletop.world)

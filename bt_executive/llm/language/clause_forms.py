@@ -222,6 +222,12 @@ def _described(rest: str) -> tuple[str, str]:
     return "".join([*said, rest[end:]]), "".join([*masked, rest[end:]])
 
 
+def side_described(phrase: str) -> str:
+    """An object phrase with each side of another object said in the form grounding reads ("the cube to the
+    left of the red cube" -> "the cube left of the red cube"): what it is as an object phrase."""
+    return " ".join(_described(phrase)[0].split())
+
+
 def _except(phrase: str | None) -> tuple[str | None, str | None]:
     """A phrase without its exception ("all cubes but the blue one" -> "all cubes", "the blue one")."""
     found = _patterns().excepted.match(phrase) if phrase else None

@@ -36,6 +36,7 @@ from bt_executive.llm.language.clause_forms import (
     other_splits,
     parse_clause,
     rephrased,
+    side_described,
     without_article,
 )
 from bt_executive.llm.language.clause_order import reorder_clauses
@@ -717,6 +718,10 @@ def _subject(clause: str, leads: Collection[str], *, last: bool) -> _Topic | Non
     if said is not None and subject and len(subject.split()) <= 4 and "," not in (said.group("rest") or ""):
         rest = (said.group("rest") or "").split()
         return None if rest and rest[0] in _patterns().not_a_description else _Topic(subject, needed=False)
-    if not last and len(words) <= 6 and not any(w in leads for w in words):
-        return _Topic(clause, needed=True)  # "fridge", "the blue mug in the fridge": the topic of what follows
+    described = side_described(clause)  # "the cube to the right of the red cube": "the cube right of the red cube"
+    short = len(words) <= 6 or (
+        described != clause and sum(w not in lexicon.determiners for w in described.split()) <= 5
+    )
+    if not last and short and not any(w in leads for w in described.split()):
+        return _Topic(described, needed=True)  # "fridge", "the blue mug in the fridge": the topic of what follows
     return None
