@@ -1818,3 +1818,25 @@ def test_an_object_named_by_its_side_of_another_may_come_first_and_without_artic
     assert _labels(tabletop, "tap the cube at right side of red cube") == ["tap(object=green_cube)"]
     with pytest.raises(PlannerError):  # where to put it, not which: no skill puts a thing beside another
         AutoPlanner(tabletop.registry).plan("put the red cube at right side of the plate", tabletop.world)
+
+
+def test_a_lift_after_a_pick_is_how_high_that_pick_lifts(robots: dict[str, EvalRobot]) -> None:
+    """ "pick up the green cube and lift it 20 cm" was two picks, the second of the cube already held."""
+    tabletop = robots["tabletop"]
+    for task in (
+        "pick up the green cube and lift it 20 cm",
+        "pick up the green cube and uh lift it fifteen no twenty cm",
+    ):
+        assert _labels(tabletop, task) == ["pick(object=green_cube, grasp={'lift_height': 0.2})"]
+    assert _labels(tabletop, "pick up the green cube then lift it 20 cm then put it on the plate") == [
+        "pick(object=green_cube, grasp={'lift_height': 0.2})",
+        "place_on(target=plate)",
+    ]
+
+
+def test_an_amount_is_never_the_set_aside_steps(robots: dict[str, EvalRobot]) -> None:
+    """ "pick up the red cube, then pick up the blue cube 5 cm" set the red cube down from 5 cm up: the amount
+    went to the step that frees the gripper, which the clause never asked for."""
+    tabletop = robots["tabletop"]
+    with pytest.raises(PlannerError):  # 5 cm of approach or of lift: not guessed
+        AutoPlanner(tabletop.registry).plan("pick up the red cube, then pick up the blue cube 5 cm", tabletop.world)

@@ -622,11 +622,15 @@ _NEEDS_GRASP = (IntentAction.PUT, IntentAction.POUR, IntentAction.STACK)
 
 
 def merge_pick(first: Intent, second: Intent) -> Intent | None:
-    """ "pick the X, then put it on the Y" as one intent: the pick is the means, the placement the goal.
+    """ "pick the X, then put it on the Y" as one intent: the pick is the means, the placement the goal
+    ("pick up the X and lift it 20 cm": one pick, lifting 20 cm).
 
     Kept apart, a replan after the placement would see "pick the X" undone (the X is on the Y now, not
     in the gripper) and pick it again. None when the two clauses are not such a pair.
     """
+    lifts = first.action is IntentAction.PICK is second.action and second.quantities and not first.quantities
+    if lifts and second.object in (None, first.object):  # "pick up the cube and lift it 20 cm": one pick
+        return first.model_copy(update={"quantities": second.quantities, "clause": f"{first.clause}, {second.clause}"})
     if first.action is not IntentAction.PICK or second.action not in _NEEDS_GRASP:
         return None
     if first.quantities:
