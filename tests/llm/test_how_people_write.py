@@ -1840,3 +1840,13 @@ def test_an_amount_is_never_the_set_aside_steps(robots: dict[str, EvalRobot]) ->
     tabletop = robots["tabletop"]
     with pytest.raises(PlannerError):  # 5 cm of approach or of lift: not guessed
         AutoPlanner(tabletop.registry).plan("pick up the red cube, then pick up the blue cube 5 cm", tabletop.world)
+
+
+def test_towards_the_robots_base_is_back(robots: dict[str, EvalRobot]) -> None:
+    """ "nudge the plate 2 cm back towards its own base": the robot's base is where the robot stands."""
+    tabletop = robots["tabletop"]
+    for task in (
+        "nudge the plate 2 cm towards its base",
+        "nudge the plate just two centimetres back towards its own base",
+    ):
+        assert _labels(tabletop, task) == ["push(object=plate, direction=back, distance=0.02)"]
