@@ -1850,3 +1850,15 @@ def test_towards_the_robots_base_is_back(robots: dict[str, EvalRobot]) -> None:
         "nudge the plate just two centimetres back towards its own base",
     ):
         assert _labels(tabletop, task) == ["push(object=plate, direction=back, distance=0.02)"]
+
+
+def test_an_object_of_a_place_and_a_request_said_with_you_can(robots: dict[str, EvalRobot]) -> None:
+    """ "Door of the living room, you can open it please?": "the door of the living room" named nothing (the
+    living room door does), and "you can open it" after a comma was no request."""
+    home = robots["home"]
+    for task in ("open the door of the living room", "Door of the living room, you can open it please?"):
+        assert _labels(home, task) == ["approach_object(object=d2)", "open_door(door=d2)"]
+    assert _labels(home, "the living room door, you could open it") == [
+        "approach_object(object=d2)",
+        "open_door(door=d2)",
+    ]

@@ -352,11 +352,15 @@ def _beside(
     return ObjectMatch(phrase=phrase, ids=_clearly_nearest(there, anchor, world), rule="relation")
 
 
+_OF = re.compile(r"^(?P<x>.+?)\s+(?P<rel>of)\s+(?P<y>.+)$")
+
+
 def _modifier_first(phrase: str) -> str | None:
     """ "the gauge on the boiler" -> "boiler gauge": the words after the relation first, as a modifier, when
     the relation named no object it holds; None when the phrase is not "X <relation> Y"."""
     patterns = _patterns()
-    split = patterns.relation.match(" ".join(phrase.lower().split()))
+    text = " ".join(phrase.lower().split())
+    split = patterns.relation.match(text) or _OF.match(text)  # "the door of the living room": no relation of place
     if split is None or split.group("rel") not in patterns.modifier_relations:
         return None
     said = [[w for w in phrase_words(part) if w not in articles()] for part in (split.group("y"), split.group("x"))]

@@ -216,7 +216,8 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     task = re.sub(rf"\s*(?:->|=>|-->|→)\s*(?=(?:{alternatives})\b)", ", then ", task)
     # "patrol kitchen -> hallway -> living room": a chain of arrows is a list ("red cube -> plate" is a placement)
     task = re.sub(r"[^,]*(?:(?:->|=>|-->|→)[^,]*){2,}", lambda m: re.sub(r"\s*(?:->|=>|-->|→)\s*", ", ", m[0]), task)
-    task = re.sub(rf"(^|,\s|\band\s|\bthen\s|\bafter that\s)you\s+(?=(?:{alternatives})\b)", r"\1", task)
+    modal = r"(?:(?:can|could|may|might|should|will|ll|must|need to|have to)\s+)?"  # "..., you can open it"
+    task = re.sub(rf"(^|,\s|\band\s|\bthen\s|\bafter that\s)you\s+{modal}(?=(?:{alternatives})\b)", r"\1", task)
     # "close that drawer, it s sticking out": what follows describes, it is a clause of its own
     task = patterns.describing.sub(" then ", task)
     # "..., the floor might still be wet", "..., only if that s not too much trouble": a remark is a clause of its own
