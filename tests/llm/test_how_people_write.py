@@ -1862,3 +1862,14 @@ def test_an_object_of_a_place_and_a_request_said_with_you_can(robots: dict[str, 
         "approach_object(object=d2)",
         "open_door(door=d2)",
     ]
+
+
+def test_there_is_where_someone_said_they_are(robots: dict[str, EvalRobot]) -> None:
+    """ "I am waiting you in living room, come there please": 'there' is the place the clause before says."""
+    home = robots["home"]
+    assert _labels(home, "I am waiting you in living room, come there please") == ["navigate_to(location=living_room)"]
+    assert _labels(home, "you should be on your charger by the end of the shift, so head there now") == [
+        "dock(dock=dock)"
+    ]
+    with pytest.raises(PlannerError):  # no place said: 'there' is nowhere
+        AutoPlanner(home.registry).plan("come there please", home.world)

@@ -23,7 +23,7 @@ regular expressions), ``clause_split`` (normalising and cutting a task into clau
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from functools import cache
 from typing import NamedTuple
 
@@ -319,14 +319,19 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
         if intent is None and intents and (more := _more_of_act(clause, intents[-1], skill_phrases)) is not None:
             intents[-1] = more  # "patrol the control room then corridor b": one list, as "A and B"
             continue
-        if intent is None and topic is not None and (there := re.search(r"\s+(?:over\s+)?there$", clause)):
-            intent = parse_clause(f"{clause[: there.start()]} to {topic.phrase}", skill_phrases)  # "..., go there"
+        if intent is None and (there := _THERE.search(clause)):
+            for place in _there_places(topic, parts[:number]):  # "..., go there": the topic, else a place said
+                if (intent := parse_clause(f"{clause[: there.start()]} to {place}", skill_phrases)) is not None:
+                    break
         intent = intent or _wished_request(clause, skill_phrases)
         intent = intent or _elided(clause, intents[-1] if intents else None, leads)
         if intent is None and number + 1 < len(parts):  # "grasp and lift the red block": the object is shared
             after = parse_clause(parts[number + 1], skill_phrases)
             if after is not None and after.object is not None:
                 intent = parse_clause(f"{clause} {after.object}", skill_phrases)
+        if intent is None and number + 1 < len(parts) and _where_someone_is(clause, parts[number + 1]):
+            described = True  # "i am in the living room, come there": where "there" is
+            continue
         if intent is None and (party := _party(clause)) is not None:
             counted = party  # "we re four for lunch, lay the table": how many, for the request after it
             described = True
@@ -638,6 +643,37 @@ def merge_pick(first: Intent, second: Intent) -> Intent | None:
     if second.object is not None and second.object != first.object:
         return None
     return second.model_copy(update={"object": first.object, "clause": f"{first.clause}, {second.clause}"})
+
+
+_SAID_PLACE = re.compile(
+    r"\b(?:in|on|at|into|onto|near|by|to) (?:the |your |my |our )?(?P<place>[a-z_]+(?: [a-z_]+){0,2}?)"
+    r"(?= by\b| before\b| after\b| at\b| for\b| so\b|$)"
+)
+"""A place said after a preposition, up to where the clause goes on to say when or why."""
+
+
+_THERE = re.compile(r"\s+(?:over\s+)?there$")
+
+
+def _where_someone_is(clause: str, following: str) -> bool:
+    """Whether ``clause`` says where the speaker (or the robot) is or will be, for the next clause's "there"
+    ("i am waiting you in living room, come there please")."""
+    speakers = (*load_lexicon().task_grammar.speakers, "you")
+    return (
+        clause.split()[0] in speakers
+        and _SAID_PLACE.search(clause) is not None
+        and _THERE.search(following) is not None
+    )
+
+
+def _there_places(topic: _Topic | None, before: Sequence[str]) -> list[str]:
+    """What "there" may stand for in "..., go there": the topic ("the hallway is dusty"), unless it is the
+    speaker or the robot, then the places said after a preposition in the clauses before it, last first ("i am
+    in the living room, come there"; "you should be on your charger by the end of the shift, so head there")."""
+    places = [] if topic is None or topic.phrase in (*load_lexicon().robot_words, "i", "we") else [topic.phrase]
+    for text in reversed(before):
+        places += [m.group("place") for m in reversed(list(_SAID_PLACE.finditer(text)))]
+    return places
 
 
 class _Topic(NamedTuple):
