@@ -1873,3 +1873,15 @@ def test_there_is_where_someone_said_they_are(robots: dict[str, EvalRobot]) -> N
     ]
     with pytest.raises(PlannerError):  # no place said: 'there' is nowhere
         AutoPlanner(home.registry).plan("come there please", home.world)
+
+
+def test_a_counted_heading_and_a_quantity_asked_with_no_thing_named(robots: dict[str, EvalRobot]) -> None:
+    """ "do 10 patrol rounds: a, b, c" (a count before the colon), and "what is the temperature" (the one
+    thermometer here; a robot with none refuses it, naming what it would read)."""
+    inspection = robots["inspection"]
+    assert _labels(inspection, "do 10 patrol rounds: control room, corridor b, pump house") == [
+        "patrol(waypoints=['control_room', 'corridor_b', 'pump_house'], loops=10)"
+    ]
+    assert _labels(inspection, "what is the temperature") == ["read_gauge(gauge=t3)"]
+    with pytest.raises(PlannerRefused, match="thermometer"):
+        AutoPlanner(robots["home"].registry).plan("what is the temperature", robots["home"].world)

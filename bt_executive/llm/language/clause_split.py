@@ -157,7 +157,7 @@ def normalise_task(task: str, skill_phrases: Collection[str] = ()) -> str:
     return tidy(text)
 
 
-_HEADING = re.compile(r"^\s*(?P<head>[a-z][a-z ]*?)(?:\s+for\s+(?:me|us))?\s*:\s+(?=\S)")
+_HEADING = re.compile(r"^\s*(?P<head>[a-z][a-z0-9 ]*?)(?:\s+for\s+(?:me|us))?\s*:\s+(?=\S)")
 
 
 def _verb_heading(text: str, skill_phrases: Collection[str]) -> str:
@@ -180,7 +180,16 @@ def _verb_heading(text: str, skill_phrases: Collection[str]) -> str:
     naming = sorted(p for p in phrases if re.fullmatch(rf"\S+ (?:a|an) {re.escape(noun)} of", p))
     if len(naming) == 1 and rest.split()[0] not in _compiled().verb_starts:
         return f"{naming[0]} {rest}"
+    # "do 10 patrol rounds: a, b": a count of rounds of the list ("do 10 patrol rounds of a, b")
+    if _COUNTED_HEAD.fullmatch(said) and rest.split()[0] not in _compiled().verb_starts:
+        return f"{said} of {rest}"
     return text
+
+
+_COUNTED_HEAD = re.compile(
+    r"do (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty) (?:[a-z]+ )?[a-z]+s"
+)
+"""A heading that counts rounds of what follows ("do 10 patrol rounds", "do three loops")."""
 
 
 _NOT_A_THING = "it|that|this|them|these|those|s|is|are|re|was|be|been|so|later|right|and|or|then|from"
