@@ -1885,3 +1885,17 @@ def test_a_counted_heading_and_a_quantity_asked_with_no_thing_named(robots: dict
     assert _labels(inspection, "what is the temperature") == ["read_gauge(gauge=t3)"]
     with pytest.raises(PlannerRefused, match="thermometer"):
         AutoPlanner(robots["home"].registry).plan("what is the temperature", robots["home"].world)
+
+
+def test_an_id_said_aloud_and_what_kind_it_is_said_after(robots: dict[str, EvalRobot]) -> None:
+    """ "read papa seven", "label lima four": an id said aloud (a letter, or the radio alphabet's word for it,
+    then a number). "..., it's a qr" after a request says its option: it was dropped as a reason, so the
+    label was read as any code."""
+    inspection = robots["inspection"]
+    for task in ("read papa seven", "read p seven", "read p 7"):
+        assert _labels(inspection, task) == ["read_gauge(gauge=p7)"]
+    assert _labels(inspection, "scan the code on label lima four, it's a qr, over") == [
+        "read_label(object=label_l4, code=qr)"
+    ]
+    assert _labels(inspection, "scan the code on label l4, it's a qr") == ["read_label(object=label_l4, code=qr)"]
+    assert _labels(robots["home"], "wipe the table, it's a mess") == ["wipe_table(surface=kitchen_table)"]

@@ -143,9 +143,34 @@ def _kind_words(obj: ObjectState) -> set[str]:
     return set(phrase_words(obj.category)) | set(phrase_words(obj.colour))
 
 
+_LETTER_NUMBER = re.compile(r"[a-z]\d+")
+
+
+def _spoken_ids(phrase: str, world: WorldState) -> str:
+    """ "p seven", "papa 7", "label lima four" as "p7", "label l4": a letter (or the radio alphabet's word
+    for it) and then a number, where the two together are an id here or a word of one."""
+    said = {w for o in world.objects for w in phrase_words(o.id) if _LETTER_NUMBER.fullmatch(w)}
+    if not said:
+        return phrase
+    letters = load_lexicon().phonetic_letters
+    words, out, i = phrase.split(), [], 0
+    while i < len(words):
+        letter = words[i] if len(words[i]) == 1 else letters.get(words[i])
+        number = words[i + 1] if i + 1 < len(words) else ""
+        digits = number if number.isdigit() else str(number_words().get(number, ""))
+        if letter and digits and f"{letter}{digits}" in said:
+            out.append(f"{letter}{digits}")
+            i += 2
+            continue
+        out.append(words[i])
+        i += 1
+    return " ".join(out)
+
+
 def _numbered_ids(phrase: str, world: WorldState) -> str:
     """ "pump two" as "pump 2" where an id here is ``pump_2``: a number said in words after the word it
     numbers; a number word anywhere else ("the two cubes") is left as it is."""
+    phrase = _spoken_ids(phrase, world)
     pairs = {(a, b) for o in world.objects for a, b in itertools.pairwise(phrase_words(o.id)) if b.isdigit()}
     if not pairs:
         return phrase

@@ -646,6 +646,10 @@ class Lexicon(BaseModel):
     # -- function words the grammar's code reads (moved from Python, issue 22) --
     articles: Words = Field(description="words that only point at an object, dropped before any matching rule")
     number_words: dict[str, int] = Field(description="number words said alone, with their values")
+    phonetic_letters: dict[str, str] = Field(
+        default_factory=dict,
+        description="a radio alphabet's words for letters, as ids are said aloud ('papa seven': p7)",
+    )
     number_parts: Words = Field(description="words of an amount that are no number alone ('two hundred')")
     amounts: QuantityWords = Field(description="the words around a number that make it an amount")
     unit_markers: Words = Field(description="words before a unit's name that ask for that unit ('p7 in bar')")

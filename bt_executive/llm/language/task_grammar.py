@@ -329,6 +329,10 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
             after = parse_clause(parts[number + 1], skill_phrases)
             if after is not None and after.object is not None:
                 intent = parse_clause(f"{clause} {after.object}", skill_phrases)
+        if intent is None and intents and _WHAT_IT_IS.fullmatch(clause):
+            # "scan the code on label l4, it s a qr": what kind it is, read with the request (an option it names)
+            intents[-1] = intents[-1].model_copy(update={"clause": f"{intents[-1].clause}, {clause}"})
+            continue
         if intent is None and number + 1 < len(parts) and _where_someone_is(clause, parts[number + 1]):
             described = True  # "i am in the living room, come there": where "there" is
             continue
@@ -651,6 +655,9 @@ _SAID_PLACE = re.compile(
 )
 """A place said after a preposition, up to where the clause goes on to say when or why."""
 
+
+_WHAT_IT_IS = re.compile(r"(?:it|that|this) (?:s|is) (?:a|an|the) [a-z]+(?: one| code| kind| type| setting)?")
+"""A short statement of what kind a thing is, right after a request ("..., it s a qr")."""
 
 _THERE = re.compile(r"\s+(?:over\s+)?there$")
 
