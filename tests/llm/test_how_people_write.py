@@ -1899,3 +1899,16 @@ def test_an_id_said_aloud_and_what_kind_it_is_said_after(robots: dict[str, EvalR
     ]
     assert _labels(inspection, "scan the code on label l4, it's a qr") == ["read_label(object=label_l4, code=qr)"]
     assert _labels(robots["home"], "wipe the table, it's a mess") == ["wipe_table(surface=kitchen_table)"]
+
+
+def test_a_verb_phrase_naming_its_object_said_of_it(robots: dict[str, EvalRobot]) -> None:
+    """ "..., then lay it for four": 'lay the table' is the manifest's phrase, said of 'it' (the table the
+    clauses before named, through "give it two wipes")."""
+    home = robots["home"]
+    assert _labels(home, "Would you clear the kitchen table, give it two wipes, and then lay it for four?") == [
+        "clear_table(table=kitchen_table)",
+        "wipe_table(surface=kitchen_table, passes=2)",
+        "set_table(table=kitchen_table, places=4)",
+    ]
+    with pytest.raises(PlannerError):  # nothing named before: 'it' is nothing
+        AutoPlanner(home.registry).plan("set it for two", home.world)
