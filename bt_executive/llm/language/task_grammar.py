@@ -324,11 +324,11 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
                 if (intent := parse_clause(f"{clause[: there.start()]} to {place}", skill_phrases)) is not None:
                     break
         intent = intent or _wished_request(clause, skill_phrases)
-        before = next((i.object for i in reversed(intents) if i.object and not _IT.fullmatch(i.object)), None)
-        if intent is None and topic is None and before is not None and _IT.search(clause):
+        named = next((i.object for i in reversed(intents) if i.object and not _IT.fullmatch(i.object)), None)
+        if intent is None and topic is None and named is not None and (it := _IT.search(clause)) and it.start() > 0:
             # "clear the kitchen table, then lay it for four": a verb phrase that names its object ("lay the
-            # table") said of "it", what the clauses before last named
-            intent = parse_clause(_IT.sub(before, clause, count=1), skill_phrases)
+            # table") said of "it", what the clauses before last named ("it is open" states, it asks nothing)
+            intent = parse_clause(_IT.sub(named, clause, count=1), skill_phrases)
         intent = intent or _elided(clause, intents[-1] if intents else None, leads)
         if intent is None and number + 1 < len(parts):  # "grasp and lift the red block": the object is shared
             after = parse_clause(parts[number + 1], skill_phrases)
