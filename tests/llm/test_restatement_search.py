@@ -450,3 +450,13 @@ def test_the_same_speed_again_is_that_speed_on_the_later_step_too(home: EvalRobo
     assert check_faithful(drive(0.4, 0.4), task, world, registry).faithful
     assert not check_faithful(drive(0.4, None), task, world, registry).faithful
     assert not check_faithful(drive(None, 0.4), task, world, registry).faithful
+
+
+def test_of_restatements_alike_in_outcome_the_one_in_the_tasks_verb_is_planned(tabletop: EvalRobot) -> None:
+    """ "stack green_cube on top of red_cube in one motion": a put and a stack end alike, and the task says
+    stack; the put was planned (a pick and a place), which the task did not ask for."""
+    task = "Test 4: stack green_cube on top of red_cube in one motion."
+    meanings = _search(tabletop, task).meanings(tabletop.world, tabletop.registry)
+    assert [(s, [c.label() for c in p.steps]) for s, p, _ in meanings] == [
+        ("stack the green cube on the red cube", ["stack(green_cube, red_cube)"])
+    ]

@@ -159,7 +159,11 @@ def faithful_restatements(
                 found[signature] = (sentence, plan, verdict)
         if found:
             break
-    return Restatements(tuple(found.values()), complete, tried)
+    # Of restatements alike in outcome, the one in the task's own verbs first ("stack X on Y in one motion" is a
+    # stack, not a pick and a place): ``meanings`` keeps the first of each outcome.
+    said = set(reading.verbs)
+    ordered = sorted(found.values(), key=lambda f: not any(c.split()[0] in said for c in f[0].split(" then ")))
+    return Restatements(tuple(ordered), complete, tried)
 
 
 def _rank(acted: frozenset[str] | None, named: set[str], order: dict[str, int]) -> tuple[int, int]:
