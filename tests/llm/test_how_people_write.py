@@ -1624,8 +1624,14 @@ def test_a_thing_said_to_be_there_must_be_where_the_plan_went(robots: dict[str, 
         "navigate_to(location=corridor_b)",
         "read_gauge(gauge=p7)",
     ]
-    with pytest.raises(PlannerRefused):  # the one thermometer is in corridor b, not in the boiler room
-        AutoPlanner(inspection.registry).plan("go to the boiler room and read the thermometer there", inspection.world)
+    auto = AutoPlanner(inspection.registry)
+    with pytest.raises(PlannerRefused) as refused:  # the one thermometer is in corridor b, not in the boiler room
+        auto.plan("go to the boiler room and read the thermometer there", inspection.world)
+    assert refused.value.kind is RefusalKind.NO_SUCH_OBJECT  # understood; the thing is not there
+    assert "t3 is not in boiler_room, where the plan went" in refused.value.reason
+    with pytest.raises(PlannerRefused) as refused:  # two gauges, neither in the pump house
+        auto.plan("go to the pump house and read the gauge there", inspection.world)
+    assert refused.value.kind is RefusalKind.NO_SUCH_OBJECT
 
 
 def test_a_bulleted_list_is_one_clause_a_line() -> None:

@@ -131,18 +131,31 @@ class ObjectPhrases(ImaginedPlan):
                 if len(inside) == 1:
                     self.notes.append(f"{phrase!r} -> {inside[0]} (the one in {region}, where the plan went)")
                     return inside[0]
+                if not inside and phrase.split()[-1:] == ["there"]:
+                    raise self._not_there(phrase, ", ".join(err.candidates), region) from None
             raise
         object_id = match.ids[0]
         region = self.last_region
         if region is not None and phrase.split()[-1:] == ["there"] and not self.holds("at", object_id, region):
             # "go to the boiler room and read the thermometer there": the one thermometer is elsewhere
-            inside = [o.id for o in self.world.objects if self.holds("at", o.id, region)]
-            raise UnknownObject(phrase, inside, why=f"{object_id} is not in {region}, where the plan went")
+            raise self._not_there(phrase, object_id, region)
         self.antecedent = object_id
         self.named.append(object_id)
         if match.rule != "exact":
             self.notes.append(f"{phrase!r} -> {object_id} ({match.rule})")
         return object_id
+
+    def _not_there(self, phrase: str, named: str, region: str) -> PlannerRefused:
+        """The refusal of "X there" where no X is in the region the plan went to (not a task misread: the
+        words are understood, the thing is not there)."""
+        inside = sorted(o.id for o in self.world.objects if self.holds("at", o.id, region))
+        which = f"none of {named} is" if "," in named else f"{named} is not"
+        return PlannerRefused(
+            f"{phrase!r}: {which} in {region}, where the plan went"
+            f" (there: {', '.join(inside) or 'nothing this world knows of'})",
+            RefusalKind.NO_SUCH_OBJECT,
+            candidates=tuple(inside),
+        )
 
     def said_beside(self, phrase: str) -> str | None:
         """What an object phrase that names nothing here names once the words said beside the object are left
