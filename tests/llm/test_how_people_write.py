@@ -1918,3 +1918,34 @@ def test_a_verb_phrase_naming_its_object_said_of_it(robots: dict[str, EvalRobot]
     ]
     with pytest.raises(PlannerError):  # nothing named before: 'it' is nothing
         AutoPlanner(home.registry).plan("set it for two", home.world)
+
+
+def test_an_order_said_as_a_superlative_first(robots: dict[str, EvalRobot]) -> None:
+    """ "put the cubes on the plate, nearest first" put them in id order: ", nearest first" was read into the
+    plate's phrase ("the plate, nearest", matched as the plate). Green is nearest the robot, then red, then
+    blue; "largest first" orders by size (these cubes are alike: in id order)."""
+    tabletop = robots["tabletop"]
+    picks = [s for s in _labels(tabletop, "put the cubes on the plate, nearest first") if s.startswith("pick")]
+    assert picks == ["pick(object=green_cube)", "pick(object=red_cube)", "pick(object=blue_cube)"]
+    assert _labels(tabletop, "tap the cubes, furthest first") == [
+        "tap(object=blue_cube)",
+        "tap(object=red_cube)",
+        "tap(object=green_cube)",
+    ]
+    assert _labels(tabletop, "push the red cube, left") == ["push(object=red_cube, direction=left)"]
+
+
+def test_largest_first_orders_by_size(robots: dict[str, EvalRobot]) -> None:
+    tabletop = robots["tabletop"]
+    sizes = {"red_cube": (0.06, 0.06, 0.06), "blue_cube": (0.05, 0.05, 0.05)}
+    world = tabletop.world.model_copy(
+        update={
+            "objects": tuple(o.model_copy(update={"size": sizes.get(o.id, o.size)}) for o in tabletop.world.objects)
+        }
+    )
+    assert _labels(tabletop, "tap the cubes, largest first", world) == [
+        "tap(object=red_cube)",
+        "tap(object=blue_cube)",
+        "tap(object=green_cube)",
+    ]
+    assert _labels(tabletop, "tap the cubes, smallest first", world)[0] == "tap(object=green_cube)"

@@ -193,7 +193,8 @@ class ObjectPhrases(ImaginedPlan):
         return min(ids, key=lambda i: (self._distance(i), i))
 
     def in_order(self, ids: list[str], order: str) -> list[str]:
-        """``ids`` in the order said: from the robot's left (largest y) to its right, or nearest first, ..."""
+        """``ids`` in the order said: from the robot's left (largest y) to its right, nearest first, largest
+        first (by volume; alike in size, in the order they came), ..."""
 
         def key(object_id: str) -> float:
             found = self.world.object(object_id)
@@ -204,6 +205,8 @@ class ObjectPhrases(ImaginedPlan):
                 "right_to_left": found.position[1],
                 "nearest_first": self._distance(object_id),
                 "farthest_first": -self._distance(object_id),
+                "largest_first": -math.prod(found.size),
+                "smallest_first": math.prod(found.size),
             }[order]
 
         return sorted(ids, key=key)

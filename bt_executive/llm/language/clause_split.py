@@ -66,9 +66,10 @@ class _Patterns:
             rf"(?:{alternatives(words.placement_relations)})\s)"
         )
         owners = alternatives(words.order_owners, after=" ")
+        firsts = alternatives(lexicon.task_grammar.orders)  # "..., nearest first", "..., largest ones first"
         self.order = re.compile(
             rf",\s+(?=(?:{alternatives(words.order_starts)}|from (?:{owners})?(?:left|right)"
-            r"|(?:left|right) to (?:right|left))\b)"
+            rf"|(?:left|right) to (?:right|left)|(?:{firsts})(?:\s+ones?)?\s+first)\b)"
         )
         self.also = rf"(?:{alternatives(words.also)})"
         allowances = alternatives(words.remark_allowances, space=_S)

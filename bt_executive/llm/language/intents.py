@@ -90,7 +90,10 @@ class Intent(BaseModel):
         default=None,
         description="object and target as one phrase ('the label on the shelf'), for a skill that takes no target",
     )
-    order: Literal["left_to_right", "right_to_left", "nearest_first", "farthest_first"] | None = Field(
+    order: (
+        Literal["left_to_right", "right_to_left", "nearest_first", "farthest_first", "largest_first", "smallest_first"]
+        | None
+    ) = Field(
         default=None, description="the order to take the objects of a plural in ('going from your left to your right')"
     )
     condition: Condition | None = Field(default=None, description="the 'if' the clause is said under, if any")

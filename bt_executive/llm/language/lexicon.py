@@ -449,9 +449,10 @@ class TaskGrammarWords(_WordLists):
     order_owners: Words = Field(description="'from your left', 'from the nearest'")
     order_ends: Words = Field(description="'from the left side', 'left most first'")
     order_links: Words = Field(description="'left to right', 'nearest first'")
-    orders: dict[str, Literal["left_to_right", "right_to_left", "nearest_first", "farthest_first"]] = Field(
-        description="the first end of an order said, with the order it starts"
-    )
+    orders: dict[
+        str,
+        Literal["left_to_right", "right_to_left", "nearest_first", "farthest_first", "largest_first", "smallest_first"],
+    ] = Field(description="the first end of an order said, with the order it starts")
     leave_determiners: Words = Field(description="'leave the blue one where it is'")
     leave_be: Words = Field(description="'... where it is', '... alone'")
     not_so: Words = Field(description="after ', so', no consequence ('so that', 'so far')")

@@ -460,7 +460,10 @@ def _order_said(clause: str) -> str | None:
     patterns = _patterns()
     found = patterns.order_said.match(clause)
     if found is None:
-        return None
+        # "..., nearest first" (its "first" already cut as a closing word): a superlative alone is an order; a
+        # side alone is not ("push it, left" says where)
+        alone = re.sub(r"\s+ones?$", "", clause)
+        return patterns.orders[alone] if alone in patterns.orders and alone not in ("left", "right") else None
     return patterns.orders[found.group("first")]
 
 
