@@ -1949,3 +1949,10 @@ def test_largest_first_orders_by_size(robots: dict[str, EvalRobot]) -> None:
         "tap(object=green_cube)",
     ]
     assert _labels(tabletop, "tap the cubes, smallest first", world)[0] == "tap(object=green_cube)"
+
+
+def test_an_order_of_places_is_refused_not_dropped(robots: dict[str, EvalRobot]) -> None:
+    """ "vacuum every room, largest first" vacuumed them in the world's order: a place has no size here."""
+    with pytest.raises(PlannerRefused) as refused:
+        AutoPlanner(robots["home"].registry).plan("vacuum every room, largest first", robots["home"].world)
+    assert refused.value.kind is RefusalKind.AMBIGUOUS

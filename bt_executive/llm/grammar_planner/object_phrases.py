@@ -356,6 +356,13 @@ class ObjectPhrases(ImaginedPlan):
         regions = regions_listed(intent.object, self.world) if intent.action in _ACTS else None
         if regions and intent.excluding is not None:  # "vacuum all rooms except the kitchen"
             regions = self._regions_left(regions, intent.excluding, intent.clause)
+        if regions and intent.order is not None:  # "vacuum every room, largest first": no size of a place here
+            raise PlannerRefused(
+                f"{intent.clause!r}: {intent.order.replace('_', ' ')} orders things, and {', '.join(regions)} are "
+                "places: say them in the order wanted",
+                RefusalKind.AMBIGUOUS,
+                candidates=tuple(regions),
+            )
         if regions:
             listed = Referent(regions[0], region=True, more=tuple(regions[1:]))
             if any(fit(m, listed, self.world) for m in self.skills_for(intent)):
