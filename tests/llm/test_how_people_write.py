@@ -1956,3 +1956,16 @@ def test_an_order_of_places_is_refused_not_dropped(robots: dict[str, EvalRobot])
     with pytest.raises(PlannerRefused) as refused:
         AutoPlanner(robots["home"].registry).plan("vacuum every room, largest first", robots["home"].world)
     assert refused.value.kind is RefusalKind.AMBIGUOUS
+
+
+def test_a_bare_name_after_a_verb_that_names_nothing_is_where_to_go(robots: dict[str, EvalRobot]) -> None:
+    """ "undock 0.8m then boiler_room": the name after "then" repeated nothing (the undock names no object),
+    so the task was refused; it is where to go next."""
+    assert _labels(robots["inspection"], "undock 0.8m then boiler_room") == [
+        "undock(clearance=0.8)",
+        "navigate_to(location=boiler_room)",
+    ]
+    assert _labels(robots["home"], "wait 10 s then the kitchen") == [
+        "wait(seconds=10.0)",
+        "navigate_to(location=kitchen)",
+    ]

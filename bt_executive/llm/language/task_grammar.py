@@ -569,6 +569,9 @@ def _elided(clause: str, previous: Intent | None, leads: Collection[str] = ()) -
     match = _patterns().elided.match(clause) if not statement else None
     if match is None and previous is not None and previous.action is IntentAction.ACT:
         match = _short_name(clause, leads)  # "go to the kitchen then hallway": the act again, on it
+    if match is not None and previous is not None and previous.bare and previous.object is None:
+        # "undock 0.8m then boiler_room": after a verb that names nothing, a bare name is where to go next
+        return Intent(action=IntentAction.ACT, clause=clause, verb="go to", object=object_phrase(match.group("x")))
     if match is None or previous is None or previous.object is None or previous.action is IntentAction.HOME:
         return None
     if any(q.unit == COUNT for q in previous.quantities):
