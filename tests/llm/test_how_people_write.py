@@ -1969,3 +1969,15 @@ def test_a_bare_name_after_a_verb_that_names_nothing_is_where_to_go(robots: dict
         "wait(seconds=10.0)",
         "navigate_to(location=kitchen)",
     ]
+
+
+def test_radio_talk_for_a_reading(robots: dict[str, EvalRobot]) -> None:
+    """ "Control to robot, I need eyes on the boiler gauge, what's it sitting at? Over.": "eyes on" is a wish
+    to see it (not eyes put on it), "sitting at" asks its reading, and "over" after "at" ends the call."""
+    inspection = robots["inspection"]
+    for task in (
+        "Control to robot, I need eyes on the boiler gauge, what's it sitting at? Over.",
+        "what's the boiler gauge sitting at?",
+    ):
+        assert _labels(inspection, task) == ["read_gauge(gauge=boiler_gauge)"]
+    assert normalise_task("and then, er, hoover the kitchen") == "and then hoover the kitchen"

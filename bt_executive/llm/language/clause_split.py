@@ -151,6 +151,8 @@ def normalise_task(task: str, skill_phrases: Collection[str] = ()) -> str:
     text = patterns.rest_of.sub("the remaining ", text)
     text = re.sub(r"\ban? ([a-z]+?)s? and a half\b", r"one and a half \1s", text)  # "a metre and a half"
     text = re.sub(r"\ba couple of\b", "two", text)  # "a couple of centimetres", "a couple of taps"
+    # radio talk's "i need eyes on the boiler gauge": a wish for it, not eyes put on it
+    text = re.sub(r"\b(?:(?:i|we) )?(?:need|want|would like|d like) eyes on\b", "i d like", text)
     text = _SAME_AMOUNT.sub("", text)  # "push it back by the same 5 cm": the amount said again
     text = patterns.the_rest.sub("the others", text)
     spellings = load_lexicon().spellings  # "pls", "whats": whole words only (not "u" in "u_turn")

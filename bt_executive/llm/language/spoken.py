@@ -152,10 +152,7 @@ def tidy(text: str) -> str:
         text = patterns.hedges.sub("", text)  # "like thirty seconds"
     if patterns.joined_hedges is not None:
         text = patterns.joined_hedges.sub(r"\1 ", text)  # "follow me but like stay back"
-    # "and then, er, hoover", "would you, um, pour": the filler's commas go with it
-    text = re.sub(
-        r"\b(and|then|or|for|to|of|at|with|(?:would|could|can|will) you(?: maybe)?(?: like)?)\s*(?:,\s*)+", r"\1 ", text
-    )
+    # call signs and procedure words ("..., over") first, so that a clause ending in "at" keeps its end
     parts = [
         p
         for p in text.split(", ")
@@ -165,6 +162,10 @@ def tidy(text: str) -> str:
         and p.strip() not in patterns.procedure
     ]
     text = ", ".join(p for p in parts if p.strip())
+    # "and then, er, hoover", "would you, um, pour": the filler's commas go with it
+    text = re.sub(
+        r"\b(and|then|or|for|to|of|at|with|(?:would|could|can|will) you(?: maybe)?(?: like)?)\s*(?:,\s*)+", r"\1 ", text
+    )
     text = _corrected(text)
     previous = None
     while previous != text:
