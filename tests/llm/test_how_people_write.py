@@ -1981,3 +1981,12 @@ def test_radio_talk_for_a_reading(robots: dict[str, EvalRobot]) -> None:
     ):
         assert _labels(inspection, task) == ["read_gauge(gauge=boiler_gauge)"]
     assert normalise_task("and then, er, hoover the kitchen") == "and then hoover the kitchen"
+
+
+def test_here_is_where_the_speaker_said_they_are(robots: dict[str, EvalRobot]) -> None:
+    """ "I'm in the hallway, come here": 'here' is the speaker's place, never a topic's ("the hallway is dusty,
+    come here" does not say where the speaker is)."""
+    home = robots["home"]
+    assert _labels(home, "I'm in the hallway, come here") == ["navigate_to(location=hallway)"]
+    with pytest.raises(PlannerError):
+        AutoPlanner(home.registry).plan("the hallway is dusty, come here", home.world)

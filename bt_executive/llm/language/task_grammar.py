@@ -319,6 +319,10 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
         if intent is None and intents and (more := _more_of_act(clause, intents[-1], skill_phrases)) is not None:
             intents[-1] = more  # "patrol the control room then corridor b": one list, as "A and B"
             continue
+        if intent is None and (here := _HERE.search(clause)):
+            for place in _speaker_places(parts[:number]):  # "i m in the hallway, come here": where they are
+                if (intent := parse_clause(f"{clause[: here.start()]} to {place}", skill_phrases)) is not None:
+                    break
         if intent is None and (there := _THERE.search(clause)):
             for place in _there_places(topic, parts[:number]):  # "..., go there": the topic, else a place said
                 if (intent := parse_clause(f"{clause[: there.start()]} to {place}", skill_phrases)) is not None:
@@ -673,17 +677,29 @@ _WHAT_IT_IS = re.compile(r"(?:it|that|this) (?:s|is) (?:a|an|the) [a-z]+(?: one|
 """A short statement of what kind a thing is, right after a request ("..., it s a qr")."""
 
 _THERE = re.compile(r"\s+(?:over\s+)?there$")
+_HERE = re.compile(r"\s+(?:over\s+)?here$")
 
 
 def _where_someone_is(clause: str, following: str) -> bool:
     """Whether ``clause`` says where the speaker (or the robot) is or will be, for the next clause's "there"
-    ("i am waiting you in living room, come there please")."""
+    or "here" ("i am waiting you in living room, come there please", "i m in the hallway, come here")."""
     speakers = (*load_lexicon().task_grammar.speakers, "you")
     return (
         clause.split()[0] in speakers
         and _SAID_PLACE.search(clause) is not None
-        and _THERE.search(following) is not None
+        and (_THERE.search(following) is not None or _HERE.search(following) is not None)
     )
+
+
+def _speaker_places(before: Sequence[str]) -> list[str]:
+    """What "here" stands for: a place the speaker said they are in ("i m in the hallway"), last first."""
+    speakers = load_lexicon().task_grammar.speakers
+    return [
+        m.group("place")
+        for text in reversed(before)
+        if text.split()[:1] and text.split()[0] in speakers
+        for m in reversed(list(_SAID_PLACE.finditer(text)))
+    ]
 
 
 def _there_places(topic: _Topic | None, before: Sequence[str]) -> list[str]:
