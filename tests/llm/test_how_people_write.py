@@ -1990,3 +1990,22 @@ def test_here_is_where_the_speaker_said_they_are(robots: dict[str, EvalRobot]) -
     assert _labels(home, "I'm in the hallway, come here") == ["navigate_to(location=hallway)"]
     with pytest.raises(PlannerError):
         AutoPlanner(home.registry).plan("the hallway is dusty, come here", home.world)
+
+
+def test_a_correction_replaces_the_phrase_with_its_noun(robots: dict[str, EvalRobot]) -> None:
+    """ "put the red cube in the bowl, no wait, the blue cube" put the red cube on the blue cube: the
+    correction replaced the last phrase, not the one with its noun. "the blue one" names no noun: with two
+    phrases before it, it is not guessed at."""
+    tabletop = robots["tabletop"]
+    assert _labels(tabletop, "put the red cube in the bowl, no wait, the blue cube") == [
+        "pick(object=blue_cube)",
+        "place_on(target=bowl)",
+    ]
+    assert _labels(tabletop, "put the red cube on the blue cube, no wait, the green cube") == [
+        "pick(object=red_cube)",
+        "place_on(target=green_cube)",
+    ]
+    assert normalise_task("put the red cube in the bowl, I mean the plate") == "put the red cube in the plate"
+    with pytest.raises(PlannerError):
+        AutoPlanner(tabletop.registry).plan("put the red cube in the bowl, no wait, the blue one", tabletop.world)
+    assert _labels(tabletop, "tap the red cube, no wait, the blue one") == ["tap(object=blue_cube)"]

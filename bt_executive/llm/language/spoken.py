@@ -221,6 +221,14 @@ def _replace(before: list[str], after: list[str], *, bare: bool) -> list[str] | 
     if not before or not after:
         return None
     first = after[0]
+    phrases = sum(word in _patterns().determiners for word in before)
+    if len(after) > 1 and first in _patterns().determiners and after[-1] in ("one", "ones") and phrases > 1:
+        return None  # "put the red cube in the bowl, no wait, the blue one": the cube or the bowl? Not guessed
+    if len(after) > 1 and first in _patterns().determiners and after[-1] in before:
+        # "put the red cube in the bowl, no wait, the blue cube": the phrase with the same noun is corrected
+        at = len(before) - 1 - before[::-1].index(after[-1])
+        start = max((i for i in range(at + 1) if before[i] in _patterns().determiners), default=at)
+        return before[:start] + after + before[at + 1 :]
     if first in before:
         cut = len(before) - 1 - before[::-1].index(first)
         return before[:cut] + after
