@@ -2009,3 +2009,11 @@ def test_a_correction_replaces_the_phrase_with_its_noun(robots: dict[str, EvalRo
     with pytest.raises(PlannerError):
         AutoPlanner(tabletop.registry).plan("put the red cube in the bowl, no wait, the blue one", tabletop.world)
     assert _labels(tabletop, "tap the red cube, no wait, the blue one") == ["tap(object=blue_cube)"]
+
+
+def test_each_place_with_its_own_setting(robots: dict[str, EvalRobot]) -> None:
+    """ "vacuum the kitchen on eco and the hallway on max" was refused ('kitchen on eco' named nothing)."""
+    assert _labels(robots["home"], "vacuum the kitchen on eco and the hallway on max") == [
+        "vacuum_floor(zone=kitchen, power=eco)",
+        "vacuum_floor(zone=hallway, power=max)",
+    ]

@@ -195,6 +195,12 @@ _COUNTED_HEAD = re.compile(
 """A heading that counts rounds of what follows ("do 10 patrol rounds", "do three loops")."""
 
 
+_EACH_ITS_OWN = re.compile(
+    r"(?P<a>\b(?:the )?[a-z_]+(?: [a-z_]+)? on (?!the\b|a\b|an\b|top\b|it\b)[a-z]+) and "
+    r"(?P<b>(?:the )?[a-z_]+(?: [a-z_]+)? on (?!the\b|a\b|an\b|top\b|it\b)[a-z]+)(?=$|,)"
+)
+"""Two objects, each with a one-word setting said after "on" ("the kitchen on eco and the hallway on max")."""
+
 _NOT_A_THING = "it|that|this|them|these|those|s|is|are|re|was|be|been|so|later|right|and|or|then|from"
 """Words a terse goal's noun ("light on", "front door open") never starts or holds: a pronoun, a copula, an
 adverb of "and so on", "later on"."""
@@ -235,6 +241,8 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     # "..., the floor might still be wet", "..., only if that s not too much trouble": a remark is a clause of its own
     task = re.sub(r",\s+(?=[^,]+$)", lambda m: ", then " if is_remark(task[m.end() :]) else m.group(), task)
     task = grammar.and_nothing.sub(", then ", task)
+    # "vacuum the kitchen on eco and the hallway on max": each place with its own setting, one after the other
+    task = _EACH_ITS_OWN.sub(r"\g<a>, then \g<b>", task)
     # "light on, front door open", "lamp off and blinds shut": a terse goal after a comma or "and" is a clause
     word = rf"(?!(?:{_NOT_A_THING})\b)[a-z]+"
     goal = rf"(?:the )?(?!(?:{alternatives})\b){word}(?: {word}){{0,2}} (?:open|opened|closed|shut|on|off)"
