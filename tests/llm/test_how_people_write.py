@@ -1109,9 +1109,12 @@ def test_a_compound_noun_names_what_the_first_object_holds(
 
 
 def test_a_compound_noun_holding_nothing_named_is_no_object(robots: dict[str, EvalRobot]) -> None:
-    """The fridge holds no door here: "the fridge door" is not guessed to be one of the doors."""
+    """The fridge holds no door here: "the fridge door" is not guessed to be one of the doors; it is the
+    fridge's own door (``outer_parts``); "the garage door" names nothing here."""
+    home = robots["home"]
+    assert _labels(home, "close the fridge door") == ["approach_object(object=fridge)", "close_cabinet(cabinet=fridge)"]
     with pytest.raises(PlannerRefused) as refused:
-        AutoPlanner(robots["home"].registry).plan("close the fridge door", robots["home"].world)
+        AutoPlanner(home.registry).plan("close the garage door", home.world)
     assert refused.value.kind is RefusalKind.NO_SUCH_OBJECT
 
 
@@ -1604,10 +1607,8 @@ def test_a_choice_said_after_a_list_of_places_is_each_ones(robots: dict[str, Eva
         "vacuum_floor(zone=kitchen, power=max)",
         "vacuum_floor(zone=hallway, power=max)",
     ]
-    with pytest.raises(PlannerError):  # two choices for one parameter in one clause: not guessed at
-        AutoPlanner(robots["home"].registry).plan(
-            "vacuum the kitchen on eco and the hallway on max", robots["home"].world
-        )
+    with pytest.raises(PlannerError):  # two choices for one place: not guessed at
+        AutoPlanner(robots["home"].registry).plan("vacuum the kitchen on eco and on max", robots["home"].world)
 
 
 def test_a_look_from_a_length_on_it_after_going_to_it_is_taken_from_there(robots: dict[str, EvalRobot]) -> None:
@@ -2017,3 +2018,10 @@ def test_each_place_with_its_own_setting(robots: dict[str, EvalRobot]) -> None:
         "vacuum_floor(zone=kitchen, power=eco)",
         "vacuum_floor(zone=hallway, power=max)",
     ]
+
+
+def test_the_door_of_a_thing_is_the_thing(robots: dict[str, EvalRobot]) -> None:
+    """ "open the fridge door" named nothing; the front door stays a door of its own."""
+    home = robots["home"]
+    assert _labels(home, "open the fridge door") == ["approach_object(object=fridge)", "open_cabinet(cabinet=fridge)"]
+    assert _labels(home, "open the front door") == ["approach_object(object=front_door)", "open_door(door=front_door)"]

@@ -271,6 +271,11 @@ def match_objects(
     held = _held_by_modifier(phrase, world, exclude=exclude, among=among)
     if held:  # "the shelf label": the label on the shelf
         return ObjectMatch(phrase=phrase, ids=held, rule="relation")
+    said = phrase.split()
+    if len(said) > 1 and said[-1] in load_lexicon().outer_parts:  # "the fridge door": the fridge, opened
+        owner = match_objects(" ".join(said[:-1]), world, exclude=exclude, among=among)
+        if len(owner.ids) == 1:
+            return owner
     return ObjectMatch(phrase=phrase, ids=())
 
 

@@ -570,6 +570,9 @@ class Lexicon(BaseModel):
     )
     ordinals: list[str] = Field(default_factory=list, description="first, second ...: rank by position")
     parts: list[str] = Field(default_factory=list, description="parts of an object a skill on it grasps itself")
+    outer_parts: list[str] = Field(
+        default_factory=list, description="parts read only where the whole names nothing ('the fridge door')"
+    )
     people: list[str] = Field(default_factory=list, description="words for the person the robot serves")
     ignored: list[str] = Field(default_factory=list)
     quantifiers: list[str] = Field(default_factory=list)
