@@ -1991,6 +1991,8 @@ def test_here_is_where_the_speaker_said_they_are(robots: dict[str, EvalRobot]) -
     assert _labels(home, "I'm in the hallway, come here") == ["navigate_to(location=hallway)"]
     with pytest.raises(PlannerError):
         AutoPlanner(home.registry).plan("the hallway is dusty, come here", home.world)
+    with pytest.raises(PlannerError):  # "here" is to the speaker: not a put on the kitchen table
+        AutoPlanner(home.registry).plan("I'm in the kitchen, bring the blue mug here", home.world)
 
 
 def test_a_correction_replaces_the_phrase_with_its_noun(robots: dict[str, EvalRobot]) -> None:

@@ -319,8 +319,9 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
         if intent is None and intents and (more := _more_of_act(clause, intents[-1], skill_phrases)) is not None:
             intents[-1] = more  # "patrol the control room then corridor b": one list, as "A and B"
             continue
-        if intent is None and (here := _HERE.search(clause)):
-            for place in _speaker_places(parts[:number]):  # "i m in the hallway, come here": where they are
+        if intent is None and (here := _HERE.search(clause)) and len(clause[: here.start()].split()) <= 2:
+            # "i m in the hallway, come here": where they are (a bare going verb only: "bring it here" is to them)
+            for place in _speaker_places(parts[:number]):
                 if (intent := parse_clause(f"{clause[: here.start()]} to {place}", skill_phrases)) is not None:
                     break
         if intent is None and (there := _THERE.search(clause)):
