@@ -150,6 +150,7 @@ class SymbolicState:
         self._inside: dict[str, str | None] = {}
         self._facts: dict[Atom, bool] = {}
         self._base_moved = False
+        self._robot_somewhere_else = False  # a step moved the base to no place it names: at(robot, X) is unknown
 
     @property
     def held(self) -> str | None:
@@ -175,6 +176,8 @@ class SymbolicState:
             value = not any(self._resting_on(o.id) == args[0] for o in self._world.objects)
         elif (name, args) in self._facts:
             value = self._facts[(name, args)]
+        elif name == "at" and args[:1] == ("robot",) and self._robot_somewhere_else:
+            value = False  # not known to be there: a step that goes there is not skipped
         elif name == "reachable" and self._base_moved:
             value = self._held == args[0]
         else:
@@ -238,7 +241,16 @@ class SymbolicState:
             if name == "reachable" and value:
                 self._facts = {atom: v for atom, v in self._facts.items() if atom[0] != "reachable"}
                 self._base_moved = True
+            if name == "at" and args[:1] == ("robot",) and value:  # the robot is in one place at a time
+                self.moved_somewhere_else()
             self._facts[(name, args)] = value
+
+    def moved_somewhere_else(self) -> None:
+        """The base moved: where the robot was (``at(robot, X)``) no longer holds, until an effect says again."""
+        self._facts = {
+            atom: v for atom, v in self._facts.items() if not (atom[0] == "at" and atom[1][:1] == ("robot",))
+        }
+        self._robot_somewhere_else = True
 
 
 _SOMETHING = "\x00held"
@@ -255,7 +267,9 @@ def apply_step(
     refuse. ``held`` (default: what the state holds) is what ``held`` names
     in the effects: the gripper's object as the step begins. A skill that
     moves the arm (it requires ``arm``) and says nothing of ``at_home``
-    leaves the arm away from its home pose.
+    leaves the arm away from its home pose; one that moves the base (it requires
+    ``mobile_base``) and says nothing of ``at`` leaves the robot where no
+    ``at(robot, X)`` is known to hold.
     """
     named = state.held if held is None else held
     for text in manifest.effects:
@@ -264,3 +278,5 @@ def apply_step(
             state.apply(effect)
     if "arm" in manifest.requires and all(parse_predicate(text).name != "at_home" for text in manifest.effects):
         state.apply(Predicate(name="at_home", negated=True))
+    if "mobile_base" in manifest.requires and all(parse_predicate(text).name != "at" for text in manifest.effects):
+        state.moved_somewhere_else()  # "vacuum the kitchen" ends in the kitchen, a fetch by the person: not here

@@ -2027,3 +2027,21 @@ def test_the_door_of_a_thing_is_the_thing(robots: dict[str, EvalRobot]) -> None:
     home = robots["home"]
     assert _labels(home, "open the fridge door") == ["approach_object(object=fridge)", "open_cabinet(cabinet=fridge)"]
     assert _labels(home, "open the front door") == ["approach_object(object=front_door)", "open_door(door=front_door)"]
+
+
+def test_the_robot_is_in_one_place_at_a_time(robots: dict[str, EvalRobot]) -> None:
+    """ "go to the hallway, go to the kitchen, go to the hallway" skipped the way back (the imagined robot was
+    still in the hallway too), and so did a return after vacuuming the kitchen (the vacuum's base moves, and
+    its effects said nothing of where it ends)."""
+    home = robots["home"]
+    assert _labels(home, "go to the hallway, go to the kitchen, go to the hallway") == [
+        "navigate_to(location=hallway)",
+        "navigate_to(location=kitchen)",
+        "navigate_to(location=hallway)",
+    ]
+    assert _labels(home, "go to the hallway, vacuum the kitchen, then come back to the hallway") == [
+        "navigate_to(location=hallway)",
+        "vacuum_floor(zone=kitchen)",
+        "navigate_to(location=hallway)",
+    ]
+    assert _labels(home, "go to the kitchen and go to the kitchen") == ["navigate_to(location=kitchen)"]

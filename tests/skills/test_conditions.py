@@ -160,6 +160,22 @@ def test_an_arm_skill_leaves_the_arm_away_from_home_and_a_base_move_does_not(ski
     assert (home_after_base, state.holds(parse_predicate("at_home"))) == (True, False)
 
 
+def test_the_robot_is_at_one_place_and_a_base_move_to_no_named_place_leaves_it_nowhere_known(
+    skill_registry: SkillRegistry,
+) -> None:
+    """A second ``at(robot, kitchen)`` ends ``at(robot, hallway)``; a skill that moves the base and says no
+    ``at`` (a vacuum of a zone) leaves no place known, so a later trip back is not skipped."""
+    world = load_model(TABLETOP_WORLD, WorldState)
+    state = SymbolicState(world)
+    state.apply(parse_predicate("at(robot, hallway)"))
+    state.apply(parse_predicate("at(robot, kitchen)"))
+    where = [state.holds(parse_predicate(f"at(robot, {p})")) for p in ("hallway", "kitchen")]
+    base_move = skill_registry.get("tabletop/pick").model_copy(update={"requires": ("mobile_base",), "effects": ()})
+    apply_step(state, base_move, {"object": "red_cube"})
+    after = [state.holds(parse_predicate(f"at(robot, {p})")) for p in ("hallway", "kitchen")]
+    assert (where, after) == ([False, True], [False, False])
+
+
 def test_a_base_move_takes_what_was_in_reach_out_of_it_but_not_what_is_held() -> None:
     world = WorldState(
         objects=(
