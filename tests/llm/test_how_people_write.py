@@ -1791,6 +1791,9 @@ def test_two_verbs_for_one_trip_make_one_step(robots: dict[str, EvalRobot]) -> N
     home = robots["home"]
     assert _labels(home, "dock and charge") == ["dock(dock=dock)"]
     assert _labels(home, "dock, then dock again") == ["dock(dock=dock)"] * 2
+    # a skill that goes somewhere to do something is done again when asked again
+    assert _labels(home, "fetch the blue mug, then fetch it again") == ["fetch(object=blue_mug)"] * 2
+    assert _labels(home, "vacuum the kitchen, then vacuum it again") == ["vacuum_floor(zone=kitchen)"] * 2
 
 
 def test_a_wait_for_someone_to_take_it_is_the_hand_overs_time(robots: dict[str, EvalRobot]) -> None:

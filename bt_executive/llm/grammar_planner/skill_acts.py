@@ -181,7 +181,8 @@ class SkillActs(Chaining):
         if wanted and all(self.state.holds(w) for w in wanted):
             self.skip(SkillCall(skill=skill, args=args).label(), wanted[0])
             return
-        if self.restates(skill, args, intent, actions | frozenset(chosen.manifest.actions)):
+        trip = frozenset(chosen.manifest.actions) == {ActionVerb.NAVIGATE}  # a dock, a drive: only goes somewhere
+        if self.restates(skill, args, intent, actions | ({ActionVerb.NAVIGATE} if trip else frozenset())):
             self.notes.append(f"{intent.clause!r}: the same {SkillCall(skill=skill, args=args).label()} as before")
             return
         if self.refines(skill, args, intent) or self.waits_in_last(args, intent):
@@ -262,7 +263,8 @@ class SkillActs(Chaining):
     def restates(self, skill: str, args: dict[str, JsonValue], intent: Intent, actions: frozenset[ActionVerb]) -> bool:
         """Whether a clause says again what the clause before it did, by going ("go to the charger and
         dock" is one dock, "dock and charge" too): the same call, the step just before, and one of the two
-        clauses a going verb or the call a skill that goes (``actions``: the clause's and its skill's)."""
+        clauses a going verb or the call a skill that only goes somewhere (a fetch or a vacuum done again is
+        done again)."""
         if not self.steps or call_key(self.steps[-1].skill, self.steps[-1].args) != call_key(skill, args):
             return False
         going = ActionVerb.NAVIGATE in actions | self.last_actions
