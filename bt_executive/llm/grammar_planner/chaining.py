@@ -35,19 +35,6 @@ CHAIN_DEPTH = 3
 """How many achieving steps deep backward chaining may go for one unmet precondition."""
 
 
-def set_aside_rationale(clause: str, held: str) -> str:
-    """The rationale of a step that puts ``held`` down so that ``clause`` gets an empty gripper."""
-    return f"{clause}: put {held} down first"
-
-
-def sets_aside(call: SkillCall, clause: str) -> bool:
-    """Whether ``call`` only puts down what was held before ``clause`` (none of the clause's own amounts are its)."""
-    rationale = call.rationale or ""  # cut at RATIONALE_LIMIT where the clause is long
-    return rationale.startswith(f"{clause}: put ") and (
-        rationale.endswith(" down first") or len(rationale) >= RATIONALE_LIMIT
-    )
-
-
 class Chaining(ObjectPhrases):
     """The layer that emits steps, meeting their preconditions by chaining or refusing them."""
 
@@ -249,7 +236,8 @@ class Chaining(ObjectPhrases):
             raise UnplannableStep(f"{intent.clause!r} needs an empty gripper, but it holds {held}; say where to put it")
         self.notes.append(f"put {held} down on the {surface}: {intent.clause!r} needs an empty gripper")
         skill, param = self.placer(surface)
-        self.emit(skill, {param: surface}, set_aside_rationale(intent.clause, held))
+        self.emit(skill, {param: surface}, f"{intent.clause}: put {held} down first")
+        self.set_aside.add(len(self.steps) - 1)
 
     def affords(self, object_id: str, affordance: str) -> bool:
         """Whether the world says ``object_id`` affords this (a drawer listed only by id opens)."""

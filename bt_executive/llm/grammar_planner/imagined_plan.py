@@ -43,6 +43,7 @@ class ImaginedPlan:
         self.history = history
         self.state = SymbolicState(world)
         self.steps: list[SkillCall] = []
+        self.set_aside: set[int] = set()  # steps that only free the gripper for the clause after them
         self.notes: list[str] = []
         self.last_object: str | None = None
         self.named: list[str] = []  # every id a phrase named, in order: what a later 'it' may mean

@@ -9,7 +9,7 @@ from functools import cache
 from pydantic import JsonValue
 
 from bt_executive.llm.grammar_planner.attempt_history import call_key
-from bt_executive.llm.grammar_planner.chaining import Chaining, sets_aside
+from bt_executive.llm.grammar_planner.chaining import Chaining
 from bt_executive.llm.grammar_planner.imagined_plan import RATIONALE_LIMIT, atom
 from bt_executive.llm.grammar_planner.planning_errors import MissingSkill, NotAfforded, UnplannableStep
 from bt_executive.llm.grammar_planner.said_arguments import (
@@ -524,9 +524,7 @@ class SkillActs(Chaining):
         amount none of them takes is not understood (or out of bounds, where one bounds it), never dropped."""
         for amount in intent.quantities:
             one = intent.model_copy(update={"quantities": (amount,)})
-            made = [
-                i for i in range(len(self.steps) - 1, first - 1, -1) if not sets_aside(self.steps[i], intent.clause)
-            ]
+            made = [i for i in range(len(self.steps) - 1, first - 1, -1) if i not in self.set_aside]
             named = [i for i in made if amount.named is not None and self._names_a_param(self.steps[i].skill, amount)]
             bounded: QuantityOutOfBounds | None = None
             for index in [*named, *(i for i in made if i not in named)]:

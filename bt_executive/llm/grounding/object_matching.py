@@ -170,7 +170,6 @@ def _spoken_ids(phrase: str, world: WorldState) -> str:
 def _numbered_ids(phrase: str, world: WorldState) -> str:
     """ "pump two" as "pump 2" where an id here is ``pump_2``: a number said in words after the word it
     numbers; a number word anywhere else ("the two cubes") is left as it is."""
-    phrase = _spoken_ids(phrase, world)
     pairs = {(a, b) for o in world.objects for a, b in itertools.pairwise(phrase_words(o.id)) if b.isdigit()}
     if not pairs:
         return phrase
@@ -186,7 +185,7 @@ def match_objects(
     phrase: str, world: WorldState, *, exclude: Collection[str] = (), among: Collection[str] | None = None
 ) -> ObjectMatch:
     """The ids ``phrase`` matches by the first rule that matches any, sorted; empty when none does."""
-    phrase = _numbered_ids(phrase, world)
+    phrase = _numbered_ids(_spoken_ids(phrase, world), world)
     beside = _beside(phrase, world, exclude=exclude, among=among)
     if beside is not None:
         return beside

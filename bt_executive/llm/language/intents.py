@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bt_executive.llm.language.lexicon import Order
 from bt_executive.llm.language.quantities import Quantity
 from bt_executive.llm.plan import PlannerError
 
@@ -90,10 +91,7 @@ class Intent(BaseModel):
         default=None,
         description="object and target as one phrase ('the label on the shelf'), for a skill that takes no target",
     )
-    order: (
-        Literal["left_to_right", "right_to_left", "nearest_first", "farthest_first", "largest_first", "smallest_first"]
-        | None
-    ) = Field(
+    order: Order | None = Field(
         default=None, description="the order to take the objects of a plural in ('going from your left to your right')"
     )
     condition: Condition | None = Field(default=None, description="the 'if' the clause is said under, if any")

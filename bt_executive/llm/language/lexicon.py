@@ -129,6 +129,10 @@ def _every(keys: tuple[str, ...], value: dict[str, list[str]], field: str) -> di
     return {key: _phrases(words, f"{field}.{key}") for key, words in value.items()}
 
 
+Order = Literal["left_to_right", "right_to_left", "nearest_first", "farthest_first", "largest_first", "smallest_first"]
+"""The orders a plural's objects may be taken in (``task_grammar.orders``, ``Intent.order``)."""
+
+
 class _WordLists(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -451,7 +455,7 @@ class TaskGrammarWords(_WordLists):
     order_links: Words = Field(description="'left to right', 'nearest first'")
     orders: dict[
         str,
-        Literal["left_to_right", "right_to_left", "nearest_first", "farthest_first", "largest_first", "smallest_first"],
+        Order,
     ] = Field(description="the first end of an order said, with the order it starts")
     leave_determiners: Words = Field(description="'leave the blue one where it is'")
     leave_be: Words = Field(description="'... where it is', '... alone'")

@@ -23,7 +23,7 @@ regular expressions), ``clause_split`` (normalising and cutting a task into clau
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import cache
 from typing import NamedTuple
 
@@ -695,12 +695,12 @@ def _where_someone_is(clause: str, following: str) -> bool:
 def _speaker_places(before: Sequence[str]) -> list[str]:
     """What "here" stands for: a place the speaker said they are in ("i m in the hallway"), last first."""
     speakers = load_lexicon().task_grammar.speakers
-    return [
-        m.group("place")
-        for text in reversed(before)
-        if text.split()[:1] and text.split()[0] in speakers
-        for m in reversed(list(_SAID_PLACE.finditer(text)))
-    ]
+    return _said_places(text for text in before if text.split()[:1] and text.split()[0] in speakers)
+
+
+def _said_places(texts: Iterable[str]) -> list[str]:
+    """The places said after a preposition in ``texts``, the last said first."""
+    return [m.group("place") for text in reversed(list(texts)) for m in reversed(list(_SAID_PLACE.finditer(text)))]
 
 
 def _there_places(topic: _Topic | None, before: Sequence[str]) -> list[str]:
@@ -708,9 +708,7 @@ def _there_places(topic: _Topic | None, before: Sequence[str]) -> list[str]:
     speaker or the robot, then the places said after a preposition in the clauses before it, last first ("i am
     in the living room, come there"; "you should be on your charger by the end of the shift, so head there")."""
     places = [] if topic is None or topic.phrase in (*load_lexicon().robot_words, "i", "we") else [topic.phrase]
-    for text in reversed(before):
-        places += [m.group("place") for m in reversed(list(_SAID_PLACE.finditer(text)))]
-    return places
+    return places + _said_places(before)
 
 
 class _Topic(NamedTuple):
