@@ -171,10 +171,25 @@ def test_the_first_restatement_is_asked_while_the_search_still_runs(local_llm: s
     with contextlib.suppress(PlannerRefused):
         planner.plan(task, tabletop.world)
     assert threads
-    assert threads[0] == "rewrite-ahead"
-    assert all(name != "rewrite-ahead" for name in threads[1:])  # a repair is asked after the first reply
+    # the repair too is asked beside the search, as soon as the first restatement is found unfaithful
+    assert set(threads) == {"rewrite-ahead"}
     assert planner.last_trace is not None
     assert len(planner.last_trace.requests) == len(threads)
     threads.clear()
     planner.plan("put the red cube on the plate", tabletop.world)  # settled by the search: no request at all
     assert threads == []
+
+
+def test_a_dialogue_the_search_made_needless_sends_no_repair(local_llm: str, tabletop: EvalRobot) -> None:
+    planner = _planner(local_llm, tabletop)
+    task = "push the red cube, the green cube and the blue cube about a bit then tap them"
+    messages = planner.messages(task, tabletop.world)
+    grammar = planner.grammar(tabletop.world, task).gbnf()
+    cancelled = threading.Event()
+    asked = planner._converse(task, tabletop.world, (), messages, grammar, threading.Event())
+    cancelled.set()
+    told_to_stop = planner._converse(task, tabletop.world, (), messages, grammar, cancelled)
+    assert asked.plan is None  # the 135M model's first restatement of this task leaves out a cube ...
+    assert len(asked.records) == 2  # ... so a repair is asked ...
+    assert len(told_to_stop.records) == 1  # ... but never once the search has settled the task
+    assert (len(told_to_stop.rewrites), told_to_stop.refusal is not None) == (1, True)

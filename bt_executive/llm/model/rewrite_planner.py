@@ -39,6 +39,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from dataclasses import dataclass, field
 from typing import Any
 
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
@@ -82,35 +83,54 @@ _FORM_EXAMPLES: tuple[tuple[str, str], ...] = (
 """One template per form the grammar has, named by its verb rule, for the prompt."""
 
 
-class _AheadRequest:
-    """The model's first restatement, asked while the search still runs: started once the search knows it cannot
-    try every sentence, so llama.cpp's one thread and the search's Python run side by side (two cores). When the
-    search finds the plan after all, the reply is not waited for; the server finishes it (a few tens of tokens)."""
+@dataclass
+class _Dialogue:
+    """What the model's turns of one plan came to: the plan (None when refused), the refusal, each request's
+    record and each restatement."""
 
-    def __init__(self, ask: Callable[[], tuple[str, int, int]]) -> None:
-        self._ask = ask
-        self._reply: Future[tuple[str, int, int]] | None = None
-        self.started_at = 0.0
+    plan: Plan | None = None
+    refusal: PlannerRefused | None = None
+    records: list[Any] = field(default_factory=list)
+    rewrites: list[str] = field(default_factory=list)
+
+
+class _AheadDialogue:
+    """The model's restatement and its repair, asked while the search still runs: started once the search knows
+    it cannot try every sentence, so llama.cpp's one thread and the search's Python run side by side (two cores),
+    and a restatement that is not faithful is sent back at once, not after the search. When the search finds the
+    plan after all, the dialogue is cancelled: a request under way is finished by the server (a few tens of
+    tokens), and no repair is sent after it."""
+
+    def __init__(self, converse: Callable[[threading.Event], _Dialogue]) -> None:
+        self._converse = converse
+        self._result: Future[_Dialogue] | None = None
+        self._cancelled = threading.Event()
 
     def start(self) -> None:
-        """Send the request on a thread of its own (once)."""
-        if self._reply is not None:
+        """Run the dialogue on a thread of its own (once)."""
+        if self._result is not None:
             return
-        reply: Future[tuple[str, int, int]] = Future()
-        self._reply, self.started_at = reply, time.perf_counter()
+        result: Future[_Dialogue] = Future()
+        self._result = result
 
         def run() -> None:
             try:
-                reply.set_result(self._ask())
+                result.set_result(self._converse(self._cancelled))
             except BaseException as err:  # re-raised by take(), in the planning thread
-                reply.set_exception(err)
+                result.set_exception(err)
 
         # A daemon thread, not an executor's: a reply no one waits for must not hold up the process's exit.
         threading.Thread(target=run, name="rewrite-ahead", daemon=True).start()
 
-    def take(self) -> tuple[str, int, int] | None:
-        """The reply (waited for), or None when the request was never started."""
-        return None if self._reply is None else self._reply.result()
+    def cancel(self) -> None:
+        """The search settled the task: send nothing more."""
+        self._cancelled.set()
+
+    def take(self) -> _Dialogue:
+        """The dialogue's outcome: waited for, or run here and now when the search never started it."""
+        if self._result is None:
+            return self._converse(self._cancelled)
+        return self._result.result()
 
 
 class RewritePlanner(KeywordContextPlanner):
@@ -168,7 +188,7 @@ class RewritePlanner(KeywordContextPlanner):
 
         ``context`` (the skill-call planner's lines) is not sent: the prompt carries the grammar's partial parse
         in the robot's own words instead (``partial_parse``), a few tokens a small model can copy."""
-        from bt_executive.llm.model.llm_planner import PlanningTrace, RequestRecord
+        from bt_executive.llm.model.llm_planner import PlanningTrace
 
         reading = read_task(task, world_state, self.registry)  # once, for the narrowed language and the search
         narrowed = self.grammar(world_state, task, reading=reading)
@@ -179,14 +199,23 @@ class RewritePlanner(KeywordContextPlanner):
                 RefusalKind.MISSING_SKILL,
             )
         # Built only when the model is asked (the full language for the prompt's forms is built once a planner).
-        ahead = _AheadRequest(
-            lambda: self._complete(self.messages(task, world_state, narrowed, reading=reading), narrowed.gbnf())
+        ahead = _AheadDialogue(
+            lambda cancelled: self._converse(
+                task,
+                world_state,
+                prior_attempts,
+                self.messages(task, world_state, narrowed, reading=reading),
+                narrowed.gbnf(),
+                cancelled,
+            )
         )
         searched = (
             self.search(task, world_state, prior_attempts, reading=reading, on_incomplete=ahead.start)
             if self.searching
             else Restatements((), False, 0)
         )
+        if searched.complete or searched.found:
+            ahead.cancel()  # settled without the model (a dialogue started meanwhile sends no repair)
         if searched.none_can_pass:
             self.last_trace, self.last_rewrites = PlanningTrace(profile=self.profile.name, outcome="none faithful"), ()
             raise self._no_restatement(task, world_state, searched, reading)
@@ -205,49 +234,63 @@ class RewritePlanner(KeywordContextPlanner):
             self.last_trace = PlanningTrace(profile=self.profile.name, outcome="plan (the one faithful restatement)")
             self.last_rewrites = (sentence,)
             return self._labelled(only, sentence, verdict, searched=True)
-        # The search was incomplete (the language is too large to try every sentence): the model restates it.
-        messages = self.messages(task, world_state, narrowed, reading=reading)
-        grammar = narrowed.gbnf()
-        records: list[RequestRecord] = []
-        rewrites: list[str] = []
-        refusal: PlannerRefused | None = None
+        # The search was incomplete (the language is too large to try every sentence): the model's restatement.
+        dialogue = _Dialogue()
         try:
-            for turn in range(min(self.profile.max_repairs, 1) + 1):
-                started = time.perf_counter()
-                asked = ahead.take() if turn == 0 else None
-                if asked is not None:
-                    started = ahead.started_at
-                text, prompt_tokens, completion_tokens = asked or self._complete(messages, grammar)
-                rewrites.append(text)
-                problems: tuple[str, ...] = ()
-                plan, refusal, unfaithful = self._plan_rewrite(text, task, world_state, prior_attempts)
-                if refusal is not None:
-                    problems = (refusal.reason,)
-                records.append(
-                    RequestRecord(
-                        latency_s=time.perf_counter() - started,
-                        prompt_tokens=prompt_tokens,
-                        completion_tokens=completion_tokens,
-                        problems=problems,
-                        unfaithful=unfaithful,
-                    )
-                )
-                if plan is not None:
-                    self.last_trace = PlanningTrace(profile=self.profile.name, requests=tuple(records), outcome="plan")
-                    return plan
-                assert refusal is not None
-                messages = [
-                    *messages,
-                    {"role": "assistant", "content": text},
-                    {"role": "user", "content": f"No: {refusal.reason}. Rewrite the request again."},
-                ]
-            assert refusal is not None
-            raise refusal
+            dialogue = ahead.take()
         except PlannerError as err:
-            self.last_trace = PlanningTrace(profile=self.profile.name, requests=tuple(records), outcome=str(err))
+            self.last_trace = PlanningTrace(profile=self.profile.name, outcome=str(err))
+            self.last_rewrites = ()
             raise
-        finally:
-            self.last_rewrites = tuple(rewrites)
+        records = tuple(dialogue.records)
+        self.last_rewrites = tuple(dialogue.rewrites)
+        if dialogue.plan is not None:
+            self.last_trace = PlanningTrace(profile=self.profile.name, requests=records, outcome="plan")
+            return dialogue.plan
+        assert dialogue.refusal is not None
+        self.last_trace = PlanningTrace(profile=self.profile.name, requests=records, outcome=str(dialogue.refusal))
+        raise dialogue.refusal
+
+    def _converse(
+        self,
+        task: str,
+        world: WorldState,
+        prior_attempts: Sequence[AttemptRecord],
+        messages: list[Message],
+        grammar: str,
+        cancelled: threading.Event,
+    ) -> _Dialogue:
+        """The model's restatement, planned and checked against ``task``, and at most one repair with the reason:
+        the first faithful plan, or the last refusal (``cancelled``: no repair is sent once it is set)."""
+        from bt_executive.llm.model.llm_planner import RequestRecord
+
+        dialogue = _Dialogue()
+        for turn in range(min(self.profile.max_repairs, 1) + 1):
+            if turn and cancelled.is_set():
+                break
+            started = time.perf_counter()
+            text, prompt_tokens, completion_tokens = self._complete(messages, grammar)
+            dialogue.rewrites.append(text)
+            plan, refusal, unfaithful = self._plan_rewrite(text, task, world, prior_attempts)
+            dialogue.records.append(
+                RequestRecord(
+                    latency_s=time.perf_counter() - started,
+                    prompt_tokens=prompt_tokens,
+                    completion_tokens=completion_tokens,
+                    problems=(refusal.reason,) if refusal is not None else (),
+                    unfaithful=unfaithful,
+                )
+            )
+            dialogue.plan, dialogue.refusal = plan, refusal
+            if plan is not None:
+                break
+            assert refusal is not None
+            messages = [
+                *messages,
+                {"role": "assistant", "content": text},
+                {"role": "user", "content": f"No: {refusal.reason}. Rewrite the request again."},
+            ]
+        return dialogue
 
     # -- pieces (public so tests and benchmarks see exactly what is sent) -------------------------
 
