@@ -17,7 +17,7 @@ from functools import cache
 
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.lexicon_patterns import _compiled
-from bt_executive.llm.language.quantities import find_quantities, is_repetition
+from bt_executive.llm.language.quantities import find_quantities, is_repetition, number_words
 from bt_executive.llm.language.spoken import strip_enumerators, tidy
 
 _S = r"\s+"
@@ -184,15 +184,20 @@ def _verb_heading(text: str, skill_phrases: Collection[str]) -> str:
     if len(naming) == 1 and rest.split()[0] not in _compiled().verb_starts:
         return f"{naming[0]} {rest}"
     # "do 10 patrol rounds: a, b": a count of rounds of the list ("do 10 patrol rounds of a, b")
-    if _COUNTED_HEAD.fullmatch(said) and rest.split()[0] not in _compiled().verb_starts:
+    if _counts_rounds(said) and rest.split()[0] not in _compiled().verb_starts:
         return f"{said} of {rest}"
     return text
 
 
-_COUNTED_HEAD = re.compile(
-    r"do (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty) (?:[a-z]+ )?[a-z]+s"
-)
-"""A heading that counts rounds of what follows ("do 10 patrol rounds", "do three loops")."""
+def _counts_rounds(heading: str) -> bool:
+    """A heading that counts rounds of what follows ("do 10 patrol rounds", "do three loops"): "do", a number
+    (digits, or a number word of the lexicon), at most one more word, and a plural."""
+    words = heading.split()
+    if len(words) not in (3, 4) or words[0] != "do" or not all(re.fullmatch(r"[a-z]+", w) for w in words[2:]):
+        return False
+    if not words[-1].endswith("s"):
+        return False
+    return words[1].isdigit() or words[1] in number_words()
 
 
 _EACH_ITS_OWN = re.compile(
