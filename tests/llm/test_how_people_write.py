@@ -1892,6 +1892,9 @@ def test_a_counted_heading_and_a_quantity_asked_with_no_thing_named(robots: dict
     assert _labels(inspection, "do 10 patrol rounds: control room, corridor b, pump house") == [
         "patrol(waypoints=['control_room', 'corridor_b', 'pump_house'], loops=10)"
     ]
+    assert _labels(inspection, "do fifteen patrol rounds: control room, corridor b") == [  # the lexicon's number words
+        "patrol(waypoints=['control_room', 'corridor_b'], loops=15)"
+    ]
     assert _labels(inspection, "what is the temperature") == ["read_gauge(gauge=t3)"]
     with pytest.raises(PlannerRefused, match="thermometer"):
         AutoPlanner(robots["home"].registry).plan("what is the temperature", robots["home"].world)
