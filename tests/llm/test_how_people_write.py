@@ -2051,3 +2051,14 @@ def test_the_robot_is_in_one_place_at_a_time(robots: dict[str, EvalRobot]) -> No
         "navigate_to(location=hallway)",
     ]
     assert _labels(home, "go to the kitchen and go to the kitchen") == ["navigate_to(location=kitchen)"]
+
+
+def test_a_room_names_no_object_whose_id_starts_with_it(robots: dict[str, EvalRobot]) -> None:
+    """ "clean the kitchen" wiped the kitchen table ('kitchen' starts a word of kitchen_table): the kitchen is a
+    room of this world, so no object is meant; the table is still the kitchen table when it is said."""
+    home = robots["home"]
+    with pytest.raises(PlannerRefused) as refused:
+        AutoPlanner(home.registry).plan("clean the kitchen", home.world)
+    assert refused.value.kind is RefusalKind.NO_SUCH_OBJECT
+    assert _labels(home, "clean the kitchen table") == ["wipe_table(surface=kitchen_table)"]
+    assert _labels(home, "vacuum the kitchen") == ["vacuum_floor(zone=kitchen)"]

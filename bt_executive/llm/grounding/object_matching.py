@@ -222,6 +222,8 @@ def match_objects(
     if exact:  # "blue cube" is blue_cube, unless another cube is blue too: ids are names, not descriptions
         written = phrase.strip().lower().split()[-1:] == [as_id] and "_" in as_id  # "blue_cube", typed as the id
         return ObjectMatch(phrase=phrase, ids=tuple(exact), rule="exact") if written else with_same_kind(exact, "exact")
+    if as_id in world.regions:  # "the kitchen" is the room, not the kitchen table: a place names no object
+        return ObjectMatch(phrase=phrase, ids=())
     if as_id:
         starts_word = re.compile(rf"(?:^|_){re.escape(as_id)}")
         substring = [o.id for o in pool if starts_word.search(o.id)]
