@@ -2062,3 +2062,23 @@ def test_a_room_names_no_object_whose_id_starts_with_it(robots: dict[str, EvalRo
     assert refused.value.kind is RefusalKind.NO_SUCH_OBJECT
     assert _labels(home, "clean the kitchen table") == ["wipe_table(surface=kitchen_table)"]
     assert _labels(home, "vacuum the kitchen") == ["vacuum_floor(zone=kitchen)"]
+
+
+def test_go_home_after_the_base_moved_is_the_base_s_way_back(robots: dict[str, EvalRobot]) -> None:
+    """ "go to the pump house, take two photos of the pump, then go home" dropped the way home (the arm's home
+    pose already held): after the base moved, "home" alone is the base's, which no skill takes back; said with
+    where to go ("go home and charge") it is planned, and the arm's pose is still the arm's when the task says so."""
+    with pytest.raises(PlannerRefused, match="go home"):
+        AutoPlanner(robots["inspection"].registry).plan(
+            "go to the pump house, take two photos of the pump, then go home", robots["inspection"].world
+        )
+    home = robots["home"]
+    with pytest.raises(PlannerRefused, match="back to where it started"):
+        AutoPlanner(home.registry).plan("vacuum the kitchen and go home", home.world)
+    assert _labels(home, "go to the kitchen, then go home and charge") == [
+        "navigate_to(location=kitchen)",
+        "dock(dock=dock)",
+    ]
+    assert _labels(
+        robots["tabletop"], "tap the red cube then go home", Scenario(at_home=False).apply(robots["tabletop"].world)
+    ) == ["tap(object=red_cube)", "home()"]

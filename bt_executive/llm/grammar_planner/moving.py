@@ -170,7 +170,8 @@ class Moving(SkillActs):
             self.emit(*moving, intent.clause)
 
     def home(self, intent: Intent) -> None:
-        names_the_arm = set(intent.clause.split()) & set(load_lexicon().home_pose_words)
+        # "home" alone does not: "go to the kitchen, then go home" is the base's way back, not the arm's pose
+        names_the_arm = set(intent.clause.split()) & (set(load_lexicon().home_pose_words) - {"home"})
         if self.base_move(self.steps) is not None and not names_the_arm:
             # "go to the kitchen, then come back": the base, not the arm; "... go back and charge": back to the
             # dock, which the next clause must go to (``went_back``)
