@@ -2082,3 +2082,28 @@ def test_go_home_after_the_base_moved_is_the_base_s_way_back(robots: dict[str, E
     assert _labels(
         robots["tabletop"], "tap the red cube then go home", Scenario(at_home=False).apply(robots["tabletop"].world)
     ) == ["tap(object=red_cube)", "home()"]
+
+
+def test_any_one_picked_up_then_put_somewhere(robots: dict[str, EvalRobot]) -> None:
+    """ "pick up a cube and put it in the bowl" was refused ('cube' ambiguous): the merged clause was read again
+    as "(a cube, put it) in (the bowl)", a list; "a cube" asks for any one, the nearest, as it does alone."""
+    tabletop = robots["tabletop"]
+    for task in ("pick up a cube and put it in the bowl", "put a cube in the bowl"):
+        assert _labels(tabletop, task) == ["pick(object=green_cube)", "place_on(target=bowl)"]
+    with pytest.raises(PlannerRefused, match="ambiguous"):
+        AutoPlanner(tabletop.registry).plan("pick up the cube and put it in the bowl", tabletop.world)
+
+
+def test_a_condition_said_after_its_request(robots: dict[str, EvalRobot]) -> None:
+    """ "close the drawer if it's open" was refused ('the drawer if it s open' named nothing): the condition said
+    after the request is read as said before it; 'it' is what the request names (of a placement, where it goes)."""
+    tabletop = robots["tabletop"]
+    opened = tabletop.split("tuned").scenarios["drawer_open"].apply(tabletop.world)  # type: ignore[union-attr]
+    assert _labels(tabletop, "close the drawer if it's open", opened) == ["close_drawer(drawer=drawer)"]
+    assert _labels(tabletop, "put the red cube in the drawer if it's open", opened) == [
+        "pick(object=red_cube)",
+        "place_on(target=drawer)",
+    ]
+    # closed: the request is left out, as "if the drawer is open, close it" leaves it out
+    assert AutoPlanner(tabletop.registry).plan("close the drawer if it's open", tabletop.world).steps == ()
+    assert _labels(tabletop, "open the drawer if it is closed") == ["open_drawer(drawer=drawer)"]

@@ -272,13 +272,15 @@ class ObjectPhrases(ImaginedPlan):
         return False
 
     def names_one(self, phrase: str | None) -> bool:
-        """Whether a phrase names exactly one object here (a pronoun or a list/quantifier counts as yes)."""
+        """Whether a phrase names exactly one object here (a pronoun, a list or quantifier, and a phrase asking
+        for any one of several, "a cube", count as yes)."""
         if phrase is None:
             return True
         phrases, quantified = expand_phrase(phrase)
         if quantified or len(phrases) != 1:
             return True
-        return len(match_objects(phrases[0], self.world, exclude=self.history.excluded).ids) == 1
+        found = match_objects(phrases[0], self.world, exclude=self.history.excluded).ids
+        return len(found) == 1 or (bool(found) and _patterns().indefinite.match(phrase.strip().lower()) is not None)
 
     def grounded_reading(self, intent: Intent) -> Intent:
         """The first reading of a placement whose object and target phrases each name one object here.

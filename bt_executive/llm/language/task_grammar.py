@@ -233,6 +233,24 @@ def _condition(clause: str) -> Condition | None:
     return Condition(subject=subject, state=state, clause=clause)
 
 
+_TRAILING_IF = re.compile(r"^(?P<request>.+?)\s+if\s+(?P<state>.+)$")
+
+
+def _trailing_condition(clause: str, skill_phrases: Collection[str]) -> tuple[Condition, str] | None:
+    """ "close the drawer if it s open": a request, then the condition it is said under ('it' is what the
+    request names), as the condition and the request; None when the words after "if" state no condition."""
+    found = _TRAILING_IF.match(clause)
+    if found is None or (request := parse_clause(found["request"], skill_phrases)) is None:
+        return None
+    said = f"if {found['state']}"
+    # "put the cube in the drawer if it s open": of a placement, 'it' is where it goes (what opens and shuts)
+    referent = request.target if request.action is IntentAction.PUT and request.target else request.object
+    if referent is not None:
+        said = _IT.sub(referent, said, count=1)
+    condition = _condition(said)
+    return (condition, found["request"]) if condition is not None else None
+
+
 def _party(clause: str) -> Quantity | None:
     """How many people a statement says there are, as a count, if it says so."""
     found = _patterns().party.match(clause)
@@ -283,6 +301,8 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
         if away is not None and (standoff := tuple(find_quantities(away["amount"]))):
             near = near[: away.start()]  # "photograph the thermometer from half a metre away": from there
         close, clause = (near != clause), " ".join(near.split())
+        if (trailing := _trailing_condition(clause, skill_phrases)) is not None:
+            condition, clause = trailing  # "close the drawer if it s open": as "if the drawer is open, close it"
         intent = parse_clause(clause, skill_phrases)
         if intent is not None and number + 1 < len(parts) and _says_what_is(clause, leads):
             intent = None  # "the red cube is on the plate, move it to the bowl": what is, then what to do
