@@ -2107,3 +2107,15 @@ def test_a_condition_said_after_its_request(robots: dict[str, EvalRobot]) -> Non
     # closed: the request is left out, as "if the drawer is open, close it" leaves it out
     assert AutoPlanner(tabletop.registry).plan("close the drawer if it's open", tabletop.world).steps == ()
     assert _labels(tabletop, "open the drawer if it is closed") == ["open_drawer(drawer=drawer)"]
+
+
+def test_steps_counted_first_second_third(robots: dict[str, EvalRobot]) -> None:
+    """ "first ..., second ..., finally ...": "second" and "third" start a step as "first" and "next" do (the
+    clause "second tap the blue cube" was joined to the one before)."""
+    tabletop = robots["tabletop"]
+    away = Scenario(at_home=False).apply(tabletop.world)
+    for task in (
+        "first tap the red cube, second tap the blue cube, finally go home",
+        "first, tap the red cube; second, tap the blue cube; third, go home",
+    ):
+        assert _labels(tabletop, task, away) == ["tap(object=red_cube)", "tap(object=blue_cube)", "home()"]
