@@ -2119,3 +2119,19 @@ def test_steps_counted_first_second_third(robots: dict[str, EvalRobot]) -> None:
         "first, tap the red cube; second, tap the blue cube; third, go home",
     ):
         assert _labels(tabletop, task, away) == ["tap(object=red_cube)", "tap(object=blue_cube)", "home()"]
+
+
+def test_an_order_said_inside_the_clause_and_a_plural_is_never_one_by_position(
+    robots: dict[str, EvalRobot],
+) -> None:
+    """ "tap the cubes from right to left" was refused (the order was read into the object phrase), and "push
+    the cubes left to right" pushed the blue cube alone ('the cubes left' was read as the leftmost cube)."""
+    tabletop = robots["tabletop"]
+    right_to_left = ["tap(object=green_cube)", "tap(object=red_cube)", "tap(object=blue_cube)"]
+    assert _labels(tabletop, "tap the cubes from right to left") == right_to_left
+    assert _labels(tabletop, "tap the cubes, from right to left") == right_to_left
+    assert _labels(tabletop, "push the red cube from left to right") == ["push(object=red_cube, direction=right)"]
+    for plural in ("push the cubes left to right", "tap the cubes on the left"):
+        with pytest.raises(PlannerRefused):
+            AutoPlanner(tabletop.registry).plan(plural, tabletop.world)
+    assert _labels(tabletop, "tap the cube on the left") == ["tap(object=blue_cube)"]

@@ -602,6 +602,9 @@ def _by_position(
     sup = patterns.extremes.get(found.group("sup"), found.group("sup"))
     if patterns.place_part.search(found.group("x")):
         return None  # "the left of the plate", "the right side of the table": a place, not an object
+    said = set(found.group("x").split()) - set(load_lexicon().stop_words)
+    if any(re.fullmatch(r"[a-z]+[^s]s", word) for word in said):
+        return None  # "the cubes on the left", "the cubes left": several, never the one furthest that way
     candidates = match_objects(found.group("x"), world, exclude=exclude, among=among).ids
     objects = {o.id: o for o in world.objects}
     anchor = (0.0, 0.0)  # the robot's base

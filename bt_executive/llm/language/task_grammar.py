@@ -59,6 +59,7 @@ from bt_executive.llm.language.intents import (
 )
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.lexicon_patterns import _compiled
+from bt_executive.llm.language.noun_phrases import expand_phrase
 from bt_executive.llm.language.quantities import (
     COUNT,
     NUMBER_WORDS,
@@ -303,7 +304,7 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
         close, clause = (near != clause), " ".join(near.split())
         if (trailing := _trailing_condition(clause, skill_phrases)) is not None:
             condition, clause = trailing  # "close the drawer if it s open": as "if the drawer is open, close it"
-        intent = parse_clause(clause, skill_phrases)
+        intent = _ordered_in_clause(clause, skill_phrases) or parse_clause(clause, skill_phrases)
         if intent is not None and number + 1 < len(parts) and _says_what_is(clause, leads):
             intent = None  # "the red cube is on the plate, move it to the bowl": what is, then what to do
         if (said := _condition(clause)) is not None and number + 1 < len(parts):
@@ -490,6 +491,24 @@ def _order_said(clause: str) -> str | None:
         alone = re.sub(r"\s+ones?$", "", clause)
         return patterns.orders[alone] if alone in patterns.orders and alone not in ("left", "right") else None
     return patterns.orders[found.group("first")]
+
+
+def _ordered_in_clause(clause: str, skill_phrases: Collection[str]) -> Intent | None:
+    """ "tap the cubes from right to left": a request on several things, then the order to do them in, said in
+    the clause rather than after a comma; None unless the words before the order ask for one thing each of
+    several ("push the red cube from left to right" says where it goes, not an order)."""
+    words = clause.split()
+    for cut in range(2, len(words) - 1):
+        if _patterns().order_said.match(" ".join(words[cut:])) is None:
+            continue
+        intent = parse_clause(" ".join(words[:cut]), skill_phrases)
+        if intent is None or intent.object is None:
+            return None
+        phrases, quantified = expand_phrase(intent.object)
+        several = quantified or len(phrases) > 1 or re.search(r"[^s]s$", intent.object) is not None
+        order = _order_said(" ".join(words[cut:]))
+        return intent.model_copy(update={"order": order}) if several and order is not None else None
+    return None
 
 
 def _repeat_total(clause: str) -> int:
