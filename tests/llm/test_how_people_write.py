@@ -2060,6 +2060,9 @@ def test_a_room_names_no_object_whose_id_starts_with_it(robots: dict[str, EvalRo
     with pytest.raises(PlannerRefused) as refused:
         AutoPlanner(home.registry).plan("clean the kitchen", home.world)
     assert refused.value.kind is RefusalKind.NO_SUCH_OBJECT
+    # it emptied the bin onto the kitchen table (its destination): refused now, never a wrong plan
+    with pytest.raises(PlannerRefused):
+        AutoPlanner(home.registry).plan("empty the bin in the kitchen", home.world)
     assert _labels(home, "clean the kitchen table") == ["wipe_table(surface=kitchen_table)"]
     assert _labels(home, "vacuum the kitchen") == ["vacuum_floor(zone=kitchen)"]
 
