@@ -2138,3 +2138,21 @@ def test_an_order_said_inside_the_clause_and_a_plural_is_never_one_by_position(
         with pytest.raises(PlannerRefused):
             AutoPlanner(tabletop.registry).plan(plural, tabletop.world)
     assert _labels(tabletop, "tap the cube on the left") == ["tap(object=blue_cube)"]
+
+
+def test_a_request_said_instead_replaces_the_one_before(robots: dict[str, EvalRobot]) -> None:
+    """ "tap the red cube, then tap the blue cube instead" tapped both, and "push the red cube left. push it
+    right instead" pushed it both ways ("instead" was dropped as politeness): the request replaces the one before,
+    'it' being what that one named; one that shares neither its act nor its object is refused."""
+    tabletop = robots["tabletop"]
+    assert _labels(tabletop, "tap the red cube, then tap the blue cube instead") == ["tap(object=blue_cube)"]
+    assert _labels(tabletop, "push the red cube left. push it right instead") == [
+        "push(object=red_cube, direction=right)"
+    ]
+    assert _labels(tabletop, "put the red cube on the plate. Actually, put it in the bowl instead.") == [
+        "pick(object=red_cube)",
+        "place_on(target=bowl)",
+    ]
+    assert _labels(tabletop, "tap the blue cube instead") == ["tap(object=blue_cube)"]
+    with pytest.raises(PlannerRefused):
+        AutoPlanner(tabletop.registry).plan("open the drawer and tap the blue cube instead", tabletop.world)

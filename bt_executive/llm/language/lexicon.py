@@ -479,6 +479,10 @@ class TaskGrammarWords(_WordLists):
         default_factory=list,
         description="'wait a minute for me to take it': the 'to ...' after a wait for someone is theirs",
     )
+    replacing: Words = Field(
+        default_factory=list,
+        description="'tap the red cube, then tap the blue one instead': the request replaces the one before",
+    )
     is_forms: Words = Field(description="'the drawer is open', 'the cube s on the plate'")
     is_adverbs: Words = Field(description="'the drawer is already open'")
     is_places: Words = Field(description="'the cube is on the plate'")

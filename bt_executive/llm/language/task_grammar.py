@@ -127,6 +127,7 @@ class _Patterns:
             rf"(?:\s+(?:{times}))?$"
         )
         self.there = frozenset(words.there)
+        self.replacing = re.compile(rf"\s+(?:{alternatives(words.replacing)})$") if words.replacing else None
         in_place = alternatives(words.in_place, space=_S)
         self.in_place = re.compile(rf"^(?:{in_place})(?:\s+|$)|\s+(?:{in_place})$")
         ends = alternatives(words.orders)
@@ -302,6 +303,9 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
         if away is not None and (standoff := tuple(find_quantities(away["amount"]))):
             near = near[: away.start()]  # "photograph the thermometer from half a metre away": from there
         close, clause = (near != clause), " ".join(near.split())
+        replacing = patterns.replacing.search(clause) if patterns.replacing is not None else None
+        if replacing is not None:  # "..., then tap the blue cube instead": this request, not the one before
+            clause = clause[: replacing.start()]
         if (trailing := _trailing_condition(clause, skill_phrases)) is not None:
             condition, clause = trailing  # "close the drawer if it s open": as "if the drawer is open, close it"
         intent = _ordered_in_clause(clause, skill_phrases) or parse_clause(clause, skill_phrases)
@@ -424,6 +428,9 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
         elif close:  # on what it names, or on 'it'
             approach = Intent(action=IntentAction.ACT, clause=clause, verb="approach", object=intent.object)
             intents.append(approach.model_copy(update={"quantities": standoff}))
+        if replacing is not None and intents:
+            intents[-1] = _instead_of(intents[-1], intent, task)
+            continue
         if intents and _grasps_a_part(intents[-1]) and intent.object is None:
             # "grasp the drawer handle and open it": the skill on the drawer grasps its handle itself
             intents[-1] = intent.model_copy(update={"object": _whole_of(intents[-1].object)})
@@ -442,6 +449,17 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
     if in_place:
         intents = [i.model_copy(update={"in_place": True}) for i in intents]
     return tuple(intents)
+
+
+def _instead_of(before: Intent, intent: Intent, task: str) -> Intent:
+    """The request said "instead" of the one before it: the same act on something else, or another act on the
+    same thing ('it' is the thing before's); TaskNotUnderstood when it shares neither (what it replaces is not
+    said)."""
+    if intent.object is None and not intent.bare and intent.action is not IntentAction.HOME:
+        return intent.model_copy(update={"object": before.object})
+    if intent.action is before.action or (intent.object is not None and intent.object == before.object):
+        return intent
+    raise TaskNotUnderstood(task, intent.clause)
 
 
 def _releases_it(intent: Intent, before: Intent) -> bool:
