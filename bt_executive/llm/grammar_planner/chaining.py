@@ -23,7 +23,7 @@ from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
 from bt_executive.skills.call import SkillCall
 from bt_executive.skills.conditions import apply_step, bind
-from bt_executive.skills.manifest import Role
+from bt_executive.skills.manifest import Role, SkillManifest
 from bt_executive.skills.parameters import InvalidArguments, validate_arguments
 from bt_executive.skills.predicates import Predicate, parse_predicate
 from bt_executive.skills.registry import UnknownSkill
@@ -61,10 +61,7 @@ class Chaining(ObjectPhrases):
             manifest = self.registry.get(skill)
         except UnknownSkill as err:
             raise MissingSkill(f"the task needs {skill}, which this robot's registry does not have ({err})") from None
-        try:
-            validate_arguments(manifest, args)
-        except InvalidArguments as err:
-            raise PlannerError(f"the stub planner built invalid arguments: {err}") from err
+        self.check_arguments(manifest, args)
         robot = self.registry.robot
         if robot is not None and (why := robot.unsupported_choice(args)) is not None:
             raise MissingSkill(f"{rationale!r}: {why}")
@@ -82,6 +79,14 @@ class Chaining(ObjectPhrases):
         for effect in extra_effects:
             self.state.apply(effect)
         self.steps.append(call)
+
+    @staticmethod
+    def check_arguments(manifest: SkillManifest, args: dict[str, JsonValue]) -> None:
+        """PlannerError unless ``args`` are valid for ``manifest``: no call leaves the planner unchecked."""
+        try:
+            validate_arguments(manifest, args)
+        except InvalidArguments as err:
+            raise PlannerError(f"the stub planner built invalid arguments: {err}") from err
 
     def meet_preconditions(self, call: SkillCall, preconditions: list[Predicate]) -> None:
         """Make every precondition of ``call`` hold, achieving unmet ones first; refuse or fail otherwise."""

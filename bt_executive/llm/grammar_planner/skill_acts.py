@@ -48,7 +48,7 @@ from bt_executive.llm.plan import PlannerRefused, RefusalKind
 from bt_executive.skills.call import SkillCall
 from bt_executive.skills.conditions import bind, goal_effects
 from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
-from bt_executive.skills.parameters import argument_at, with_argument
+from bt_executive.skills.parameters import argument_at, argument_errors, with_argument
 from bt_executive.skills.world_state import WorldState
 
 
@@ -210,6 +210,7 @@ class SkillActs(Chaining):
         last = self.steps[-1]
         if last.skill != skill or len(args) <= len(last.args) or any(args.get(k) != v for k, v in last.args.items()):
             return False
+        self.check_arguments(self.registry.get(skill), args)
         self.steps[-1] = last.model_copy(update={"args": args})
         self.notes.append(f"{intent.clause!r}: says how to {last.label()}: {self.steps[-1].label()}")
         return True
@@ -229,17 +230,15 @@ class SkillActs(Chaining):
         ]
         if len(timed) != 1:
             return False
-        schema = manifest.parameter_schema(timed[0])
-        seconds = args["seconds"]
-        if not isinstance(seconds, int | float) or not schema.get("minimum", 0) <= seconds <= schema.get(
-            "maximum", seconds
-        ):
+        waited = {**last.args, timed[0]: args["seconds"]}
+        errors = argument_errors(manifest.parameters, waited)  # the skill's own schema says what it takes
+        if errors:
             raise PlannerRefused(
-                f"{intent.clause!r}: {seconds} s is outside {last.skill}'s {timed[0]} "
-                f"({schema.get('minimum', 0)} to {schema.get('maximum')} s)",
+                f"{intent.clause!r}: {args['seconds']} s for {last.skill}'s {timed[0]}: "
+                + "; ".join(reason for _, reason in errors),
                 RefusalKind.NOT_AFFORDED,
             )
-        self.steps[-1] = last.model_copy(update={"args": {**last.args, timed[0]: seconds}})
+        self.steps[-1] = last.model_copy(update={"args": waited})
         self.notes.append(f"{intent.clause!r}: how long {last.label()} waits: {self.steps[-1].label()}")
         return True
 
