@@ -1809,7 +1809,7 @@ def test_a_wait_for_someone_to_take_it_is_the_hand_overs_time(robots: dict[str, 
     assert _labels(home, "hand me the mug and wait a minute for me to take it", holding) == [
         "hand_over(timeout_s=60.0)"
     ]
-    with pytest.raises(PlannerRefused, match="handover/hand_over's timeout_s: 300.0 is greater than the maximum"):
+    with pytest.raises(PlannerRefused, match=r"handover/hand_over's timeout_s: 300.0 is greater than the maximum"):
         AutoPlanner(home.registry).plan("hand it over, wait 5 minutes for me to take it", holding)
     assert _labels(home, "hand it over and wait 30 seconds", holding) == ["hand_over()", "wait(seconds=30.0)"]
 
@@ -2156,3 +2156,17 @@ def test_a_request_said_instead_replaces_the_one_before(robots: dict[str, EvalRo
     assert _labels(tabletop, "tap the blue cube instead") == ["tap(object=blue_cube)"]
     with pytest.raises(PlannerRefused):
         AutoPlanner(tabletop.registry).plan("open the drawer and tap the blue cube instead", tabletop.world)
+
+
+def test_an_adverb_before_the_verb_after_a_comma_and_a_clause_of_only_politeness(
+    robots: dict[str, EvalRobot],
+) -> None:
+    """ "the kitchen table is dirty, maybe give it a wipe" was refused (no clause started at "maybe"), and so was
+    "..., if you don't mind." said as a clause of its own (only its last word was cut as politeness)."""
+    home = robots["home"]
+    for task in (
+        "the kitchen table is dirty, maybe give it a wipe",
+        "the kitchen table is dirty, perhaps wipe it",
+        "the kitchen table is dirty, wipe it? If you don't mind.",
+    ):
+        assert _labels(home, task) == ["wipe_table(surface=kitchen_table)"]

@@ -269,7 +269,8 @@ def split_clauses(task: str, skill_phrases: Collection[str] = ()) -> list[str]:
     for part in parts:
         part = grammar.adverbs.sub("", part)  # "set it gently onto the plate"
         part = grammar.aside.sub("", part)  # "..., because that s where the toys live": why, not what
-        clause = grammar.suffix.sub("", grammar.prefix.sub("", part.strip() + " ").strip()).strip(" ,")
+        # a space before: a clause that is all politeness ("if you don t mind") goes whole, not its last word
+        clause = grammar.suffix.sub("", " " + grammar.prefix.sub("", part.strip() + " ").strip()).strip(" ,")
         if clause:
             clauses.append(clause)
     return clauses

@@ -144,8 +144,11 @@ class _Compiled:
         afterwards = alternatives(
             self.lexicon.clause_patterns.afterwards, before=rf"{space}(?:and{space})?", after=space, space=space
         )
+        # "..., maybe give it a wipe": an adverb before a verb starts a clause as politeness does
+        adverbs = "|".join(_alternatives(self.lexicon.adverbs))
         return re.compile(
-            rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?(?=(?:{leads})\b)|\s+and\s+then\s+|\s+then\s+"
+            rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?(?=(?:{leads})\b|(?:{adverbs})\s+(?:{verbs})\b)"
+            rf"|\s+and\s+then\s+|\s+then\s+"
             rf"|{afterwards}|\s+and\s+(?:after\s+)?(?=(?:{verbs})\b)"
             rf"|,?\s+but\s+(?=(?:{verbs})\b))\s*"
         )
