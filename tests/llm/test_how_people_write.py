@@ -2170,3 +2170,11 @@ def test_an_adverb_before_the_verb_after_a_comma_and_a_clause_of_only_politeness
         "the kitchen table is dirty, wipe it? If you don't mind.",
     ):
         assert _labels(home, task) == ["wipe_table(surface=kitchen_table)"]
+
+
+def test_it_and_how_after_a_statement(robots: dict[str, EvalRobot]) -> None:
+    """ "the living room is dusty, vacuum it on eco" was refused ('it' referred to nothing): the object read was
+    "it on eco", a pronoun and how, which the statement's topic now stands in for as a bare 'it' does."""
+    home = robots["home"]
+    for task in ("the living room is dusty, vacuum it on eco", "the living room is dusty, vacuum it in eco mode"):
+        assert _labels(home, task) == ["vacuum_floor(zone=living_room, power=eco)"]

@@ -411,6 +411,9 @@ def parse_task(task: str, skill_phrases: Collection[str] = ()) -> tuple[Intent, 
                 pass  # "the hallway, go to the hallway": the topic, named again
             elif intent.object is None and not intent.bare and intent.action is not IntentAction.HOME:
                 intent = intent.model_copy(update={"object": topic.phrase})
+            elif intent.object is not None and (it := _IT.match(intent.object)) is not None:
+                # "the living room is dusty, vacuum it on eco": 'it' and how, the topic and how
+                intent = intent.model_copy(update={"object": f"{topic.phrase}{intent.object[it.end() :]}"})
             elif intent.action is IntentAction.PUT and intent.target is None and intent.relation is not None:
                 # "the drawer is open, put the green cube inside of it": 'it' is what the statement was about
                 intent = intent.model_copy(update={"target": topic.phrase})
