@@ -338,3 +338,83 @@ def test_a_remembered_clause_reading_is_one_per_set_of_skill_phrases() -> None:
     assert (zapped.verb, zapped.object) == ("zap", "the red cube")
     assert parse_clause("zap the red cube", ("zap",)) is zapped  # remembered, whatever collection holds the phrases
     assert parse_clause("zap the red cube") is None
+
+
+def _skill(
+    skill_id: str, actions: list[str], objects: list[str], params: dict[str, str], **more: object
+) -> dict[str, object]:
+    """A manifest of a user's own catalog: string parameters with the roles given, all required."""
+    return {
+        "id": skill_id,
+        "description": f"{skill_id}, a skill of a user's own catalog.",
+        "kind": "ros_action",
+        "actions": actions,
+        "objects": objects,
+        "parameters": {
+            "type": "object",
+            "properties": {p: {"type": "string", "minLength": 1} for p in params},
+            "required": list(params),
+            "additionalProperties": False,
+        },
+        "language": {"roles": params, **more.pop("language", {})},  # type: ignore[dict-item]
+        "ros": {"action_type": "bt_executive_interfaces/action/RunSkill", "action_name": f"skills/{skill_id}"},
+        **more,
+    }
+
+
+def test_a_step_planned_for_a_precondition_uses_a_skill_for_that_kind_of_thing(tmp_path: Path) -> None:
+    """A warehouse catalog: a pallet fork sorted before the tote puller took a tote on its tines when a tote had
+    to be held first ("take t305 to pack station 2"); a skill chosen to meet a precondition is held to the kinds
+    its ``objects`` name, as a skill named by the task's verb is."""
+    skills = [
+        _skill(
+            "wh/fork_pallet",
+            ["PICK"],
+            ["pallet"],
+            {"pallet": "object"},
+            effects=["holding(pallet)"],
+            preconditions=["gripper_empty"],
+            language={"phrases": ["lift"]},
+        ),
+        _skill(
+            "wh/pull_tote",
+            ["PICK", "PULL"],
+            ["tote"],
+            {"tote": "object"},
+            effects=["holding(tote)"],
+            preconditions=["gripper_empty"],
+            language={"phrases": ["pull"]},
+        ),
+        _skill(
+            "wh/drop_tote",
+            ["PLACE"],
+            ["station"],
+            {"station": "destination"},
+            effects=["on(held, station)", "gripper_empty"],
+            preconditions=["not gripper_empty"],
+            language={"phrases": ["drop off"]},
+        ),
+    ]
+    for manifest in skills:
+        (tmp_path / f"{str(manifest['id']).split('/')[1]}.yaml").write_text(yaml.safe_dump(manifest))
+    registry = SkillRegistry.discover([tmp_path], use_entry_points=False)
+    world = WorldState.model_validate(
+        {
+            "objects": [
+                {"id": "t305", "category": "tote", "position": [0.5, 0.0, 0.3], "affordances": ["graspable"]},
+                {"id": "p88", "category": "pallet", "position": [0.6, 0.3, 0.1], "affordances": ["graspable"]},
+                {
+                    "id": "pack_station_2",
+                    "category": "station",
+                    "position": [0.4, -0.3, 0.4],
+                    "affordances": ["support"],
+                },
+            ]
+        }
+    )
+    planner = GrammarPlanner(registry, owner="wh")
+    assert _calls(planner.plan("put t305 on pack station 2", world)) == [
+        ("wh/pull_tote", {"tote": "t305"}),
+        ("wh/drop_tote", {"station": "pack_station_2"}),
+    ]
+    assert _calls(planner.plan("put p88 on pack station 2", world))[0] == ("wh/fork_pallet", {"pallet": "p88"})

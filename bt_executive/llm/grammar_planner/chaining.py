@@ -16,7 +16,14 @@ from bt_executive.llm.grammar_planner.planning_errors import (
     UndoesGoal,
     UnplannableStep,
 )
-from bt_executive.llm.grammar_planner.skill_choice import affordance_needs, names_category
+from bt_executive.llm.grammar_planner.skill_choice import (
+    NAMED,
+    Referent,
+    affordance_needs,
+    fit,
+    names_category,
+    referent_param,
+)
 from bt_executive.llm.grounding.object_matching import match_objects
 from bt_executive.llm.language.task_grammar import Intent
 from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
@@ -155,8 +162,12 @@ class Chaining(ObjectPhrases):
 
     def achiever(self, goal: Predicate) -> tuple[str, dict[str, JsonValue]] | None:
         """A skill whose effect, unified with ``goal``, binds every required argument (the owner's first:
-        ``reachable(x)`` is nav/approach_object's on a mobile robot, ``holding(x)`` the arm's pick)."""
-        for skill in sorted(self.registry.ids(), key=lambda i: (not i.startswith(f"{self.owner}/"), i)):
+        ``reachable(x)`` is nav/approach_object's on a mobile robot, ``holding(x)`` the arm's pick), and that
+        takes the object it binds as a clause naming it would be served: one whose ``objects`` name its kind
+        before one for anything, and never one for other kinds (a pallet fork does not pick up a tote)."""
+        found: list[tuple[int, int, str, dict[str, JsonValue]]] = []
+        ordered = sorted(self.registry.ids(), key=lambda i: (not i.startswith(f"{self.owner}/"), i))
+        for number, skill in enumerate(ordered):
             manifest = self.registry.get(skill)
             required = set((manifest.parameters or {}).get("required", ()))
             for text in manifest.effects:
@@ -170,9 +181,26 @@ class Chaining(ObjectPhrases):
                     elif param != value:
                         break
                 else:
-                    if required <= set(args):
-                        return skill, args
-        return None
+                    if required <= set(args) and (rank := self._takes(manifest, args)) is not None:
+                        found.append((rank, number, skill, args))
+                        break
+        if not found:
+            return None
+        _, _, skill, args = min(found, key=lambda f: (f[0], f[1]))
+        return skill, args
+
+    def _takes(self, manifest: SkillManifest, args: dict[str, JsonValue]) -> int | None:
+        """How the skill takes the object its call acts on (0: its kind is named, 1: anything, or no object to
+        judge); None when it does not take it (its ``objects`` name other kinds only)."""
+        param = referent_param(manifest, region=False)
+        value = args.get(param) if param is not None else None
+        obj = self.world.object(value) if isinstance(value, str) else None
+        if param is None or obj is None or any(not obj.affords(n) for n in affordance_needs(manifest, param)):
+            return 1  # nothing to judge, or what it lacks is refused as such (the plate is not graspable)
+        fitting = fit(manifest, Referent(obj.id), self.world)
+        if fitting is None:
+            return None
+        return 0 if fitting.score == NAMED else 1
 
     def grasper(self, obj: str) -> tuple[str, dict[str, JsonValue]]:
         """The call that puts ``obj`` in the gripper: the skill whose effect is holding(...) (pick)."""
