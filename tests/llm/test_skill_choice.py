@@ -362,10 +362,9 @@ def _skill(
     }
 
 
-def test_a_step_planned_for_a_precondition_uses_a_skill_for_that_kind_of_thing(tmp_path: Path) -> None:
-    """A warehouse catalog: a pallet fork sorted before the tote puller took a tote on its tines when a tote had
-    to be held first ("take t305 to pack station 2"); a skill chosen to meet a precondition is held to the kinds
-    its ``objects`` name, as a skill named by the task's verb is."""
+def _warehouse(folder: Path) -> tuple[GrammarPlanner, WorldState]:
+    """A user's warehouse catalog (a pallet fork sorted before a tote puller, a tote drop that takes only where)
+    and a floor with a tote, a pallet and a station."""
     skills = [
         _skill(
             "wh/fork_pallet",
@@ -388,16 +387,15 @@ def test_a_step_planned_for_a_precondition_uses_a_skill_for_that_kind_of_thing(t
         _skill(
             "wh/drop_tote",
             ["PLACE"],
-            ["station"],
+            ["station", "conveyor"],
             {"station": "destination"},
             effects=["on(held, station)", "gripper_empty"],
             preconditions=["not gripper_empty"],
-            language={"phrases": ["drop off"]},
+            language={"phrases": ["drop off", "offload"]},
         ),
     ]
     for manifest in skills:
-        (tmp_path / f"{str(manifest['id']).split('/')[1]}.yaml").write_text(yaml.safe_dump(manifest))
-    registry = SkillRegistry.discover([tmp_path], use_entry_points=False)
+        (folder / f"{str(manifest['id']).split('/')[1]}.yaml").write_text(yaml.safe_dump(manifest))
     world = WorldState.model_validate(
         {
             "objects": [
@@ -412,9 +410,29 @@ def test_a_step_planned_for_a_precondition_uses_a_skill_for_that_kind_of_thing(t
             ]
         }
     )
-    planner = GrammarPlanner(registry, owner="wh")
+    return GrammarPlanner(SkillRegistry.discover([folder], use_entry_points=False), owner="wh"), world
+
+
+def test_a_step_planned_for_a_precondition_uses_a_skill_for_that_kind_of_thing(tmp_path: Path) -> None:
+    """A pallet fork sorted before the tote puller took a tote on its tines when a tote had to be held first
+    ("take t305 to pack station 2"); a skill chosen to meet a precondition is held to the kinds its ``objects``
+    name, as a skill named by the task's verb is."""
+    planner, world = _warehouse(tmp_path)
     assert _calls(planner.plan("put t305 on pack station 2", world)) == [
         ("wh/pull_tote", {"tote": "t305"}),
         ("wh/drop_tote", {"station": "pack_station_2"}),
     ]
     assert _calls(planner.plan("put p88 on pack station 2", world))[0] == ("wh/fork_pallet", {"pallet": "p88"})
+
+
+def test_a_skill_that_puts_down_what_is_held_is_told_where_never_onto_itself(tmp_path: Path) -> None:
+    """Holding a tote, "offload to pack station 2" dropped the tote onto itself (the station was read as what the
+    drop acts on, and where went to 'it', the held tote); where is the station, and a drop that says no where is
+    refused."""
+    planner, world = _warehouse(tmp_path)
+    holding = world.model_copy(update={"gripper": world.gripper.model_copy(update={"holding": "t305"})})
+    for task in ("offload to pack station 2", "offload it onto pack station 2"):
+        assert _calls(planner.plan(task, holding)) == [("wh/drop_tote", {"station": "pack_station_2"})]
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("offload the tote", holding)
+    assert (refused.value.kind, "does not say where" in refused.value.reason) == (RefusalKind.AMBIGUOUS, True)

@@ -468,6 +468,9 @@ class ObjectPhrases(ImaginedPlan):
 
     def _target(self, intent: Intent, obj: str) -> str:
         target = self.resolve(intent.target, intent)
+        if intent.target is None and target in (self.held(), self.world.gripper.holding):
+            # "offload the tote" (holding it): 'it' for where is the held one, which never goes onto itself
+            raise PlannerRefused(f"{intent.clause!r} does not say where {target} goes", RefusalKind.AMBIGUOUS)
         self.last_target = target
         if target == obj:
             raise SameObjectTwice(f"{intent.clause!r} names {obj} as both the object and where it goes")

@@ -61,6 +61,14 @@ def _from_region() -> re.Pattern[str]:
 
 
 @cache
+def _to_where() -> re.Pattern[str]:
+    """What, a placement's relation word, then where ("it onto the conveyor"; ``clause_patterns.relations``)."""
+    return re.compile(
+        rf"^(?P<what>.+?)\s+(?:{alternatives(load_lexicon().clause_patterns.relations)})\s+(?P<where>.+)$"
+    )
+
+
+@cache
 def _for_someone() -> re.Pattern[str]:
     """ "... for me to take it": what someone else is to do, which a wait gives them time for."""
     return re.compile(rf"\bfor (?:{alternatives(load_lexicon().people)}) to\b")
@@ -136,7 +144,7 @@ class SkillActs(Chaining):
         if not skills:
             raise MissingSkill(f"{intent.clause!r}: no skill of this robot can {doing}")
         skills = self.giving_the_held(intent, skills)
-        intent = self.said_apart(self.place_apart(intent, skills), skills)
+        intent = self.said_apart(self.place_apart(self.destination_apart(intent, skills), skills), skills)
         counted: dict[str, int] = {}
         for manifest in skills if intent.object is not None else ():
             rest, counted = counts_apart(intent.object or "", manifest)
@@ -452,6 +460,25 @@ class SkillActs(Chaining):
         if phrase != intent.object and object_phrase(phrase) is None:
             return intent.model_copy(update={"object": None})  # "vacuum it on eco": 'it', once the choice is apart
         return intent if phrase == intent.object else intent.model_copy(update={"object": phrase})
+
+    def destination_apart(self, intent: Intent, skills: list[SkillManifest]) -> Intent:
+        """ "offload to pack station 2", "drop it onto the conveyor" (holding a tote): skills that put down what
+        is held, taking only where, are told where by the words the clause read as its object, unless those name
+        the held one ("offload the tote")."""
+        if intent.target is not None or intent.object is None or not self.hands_over_held(skills):
+            return intent
+        if not all(Role.DESTINATION in m.roles().values() for m in skills):
+            return intent
+        held = self.held()
+        split = _to_where().match(intent.object)
+        if split is not None:  # "it onto the conveyor": what (the held one), then where
+            what = split.group("what")
+            if what not in load_lexicon().clause_order.pronouns and held not in match_objects(what, self.world).ids:
+                return intent
+            return intent.model_copy(update={"object": None, "target": split.group("where")})
+        if held is not None and held in match_objects(intent.object, self.world).ids:
+            return intent
+        return intent.model_copy(update={"object": None, "target": intent.object})
 
     def place_apart(self, intent: Intent, skills: list[SkillManifest]) -> Intent:
         """ "the red mug from the kitchen": the region is the skill's place, not part of the object."""
