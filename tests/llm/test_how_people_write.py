@@ -2178,3 +2178,22 @@ def test_it_and_how_after_a_statement(robots: dict[str, EvalRobot]) -> None:
     home = robots["home"]
     for task in ("the living room is dusty, vacuum it on eco", "the living room is dusty, vacuum it in eco mode"):
         assert _labels(home, task) == ["vacuum_floor(zone=living_room, power=eco)"]
+
+
+def test_check_that_something_is_so_is_a_check_never_the_motions(robots: dict[str, EvalRobot]) -> None:
+    """ "check that the red cube is on the plate" tapped the red cube (or, for a warehouse's tote, moved it:
+    "check" led a stated goal as "make sure" does): it is a check of the predicate the statement says."""
+    tabletop = robots["tabletop"]
+    on_plate = tabletop.split("tuned").scenarios["red_on_plate"].apply(tabletop.world)  # type: ignore[union-attr]
+    for world in (tabletop.world, on_plate):
+        assert _labels(tabletop, "check that the red cube is on the plate", world) == [
+            "check(predicate=on(red_cube, plate))"
+        ]
+    assert _labels(tabletop, "verify that the drawer is closed") == ["check(predicate=not drawer_open(drawer))"]
+    assert _labels(tabletop, "check if the blue cube is in the bowl") == ["check(predicate=in(blue_cube, bowl))"]
+    assert _labels(tabletop, "make sure the red cube is on the plate") == [
+        "pick(object=red_cube)",
+        "place_on(target=plate)",
+    ]
+    with pytest.raises(PlannerRefused, match="does not say whether front_door is open"):
+        AutoPlanner(robots["home"].registry).plan("check that the front door is closed", robots["home"].world)

@@ -60,6 +60,7 @@ from bt_executive.llm.language.task_grammar import Intent, IntentAction, TaskNot
 from bt_executive.llm.language.typos import correct
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind, refuse_unreadable
 from bt_executive.skills.call import AttemptRecord
+from bt_executive.skills.manifest import ActionVerb
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import WorldState
 
@@ -180,6 +181,9 @@ class _PlanBuilder(Moving):
             if intent.condition.subject is not None:  # "..., open it first, then put the cube in it": the drawer
                 self.last_object = self.resolve(intent.condition.subject, intent)
             return
+        if intent.verify:
+            self.verify(intent)
+            return
         before, named = len(self.steps), len(self.named)
         try:
             for each in self.those_before(intent) or self.each_object(self.grounded_reading(intent)):
@@ -208,6 +212,27 @@ class _PlanBuilder(Moving):
             return []
         self.notes.append(f"{intent.clause!r}: each of {', '.join(self.last_named)}")
         return [intent.model_copy(update={"object": i}) for i in self.last_named]
+
+    def verify(self, intent: Intent) -> None:
+        """ "check that the red cube is on the plate": a check of the predicate the stated goal says, by the skill
+        that checks one (builtin/check), never the motions that would make it so."""
+        checker = next(
+            (m for m in self.registry if "predicate" in m.parameter_names() and ActionVerb.INSPECT in m.actions), None
+        )
+        if checker is None:
+            raise MissingSkill(f"{intent.clause!r}: no skill of this robot checks whether something is so")
+        obj = self.resolve(intent.object, intent)
+        if intent.action in (IntentAction.OPEN, IntentAction.CLOSE):
+            if obj not in self.world.drawers:
+                raise PlannerRefused(
+                    f"{intent.clause!r}: the world state does not say whether {obj} is open", RefusalKind.AMBIGUOUS
+                )
+            predicate = f"{'' if intent.action is IntentAction.OPEN else 'not '}drawer_open({obj})"
+        elif intent.action is IntentAction.PUT and intent.target is not None:
+            predicate = f"{'in' if intent.relation == 'in' else 'on'}({obj}, {self.resolve(intent.target, intent)})"
+        else:
+            raise TaskNotUnderstood(intent.clause, intent.clause)
+        self.emit(checker.id, {"predicate": predicate}, intent.clause)
 
     def add_one(self, intent: Intent) -> None:
         """Expand one single-object intent into calls."""

@@ -140,6 +140,8 @@ class _Patterns:
         )
         # "the red cube should be in the bowl", "make sure the drawer is open": the goal stated, not the action.
         states = alternatives([*lexicon.states["open"], *lexicon.states["closed"]])
+        verify = alternatives(words.verify_leads) if words.verify_leads else r"(?!x)x"
+        self.verify = re.compile(rf"^(?:{verify})\s+(?:that|whether|if)\s+(?P<rest>.+)$")
         self.goal_statement = re.compile(
             rf"^(?:(?P<lead>{alternatives(words.goal_leads)})\s+(?:that\s+)?)?(?P<x>.+?)\s+"
             rf"(?P<be>{alternatives(words.goal_verbs)})\s+"
@@ -278,6 +280,11 @@ def parse_clause(clause: str, skill_phrases: Collection[str] = ()) -> Intent | N
 
 @lru_cache(maxsize=4096)
 def _clause_intent(clause: str, skill_phrases: frozenset[str]) -> Intent | None:
+    if (checked := _patterns().verify.match(clause)) is not None:
+        # "check that the red cube is on the plate": the stated goal, checked, before any verb form reads "check
+        # <object>" (None: what follows states no goal, so there is nothing to check)
+        stated = _goal_statement(checked.group("rest"))
+        return stated.model_copy(update={"clause": clause, "verify": True}) if stated is not None else None
     clause = _owned(_counted_nouns(clause, skill_phrases), skill_phrases)
     if (recounted := _counted_rephrasing(clause, skill_phrases)) is not None:
         return recounted

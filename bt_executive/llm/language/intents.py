@@ -95,6 +95,7 @@ class Intent(BaseModel):
         default=None, description="the order to take the objects of a plural in ('going from your left to your right')"
     )
     condition: Condition | None = Field(default=None, description="the 'if' the clause is said under, if any")
+    verify: bool = Field(default=False, description="the stated goal is checked, not made so ('check that ...')")
 
 
 class TaskNotUnderstood(PlannerError):

@@ -419,6 +419,9 @@ class ClauseFormWords(_WordLists):
     motion_particles: Words = Field(description="'mosey on down to the kitchen', whatever the verb: a going")
     motion_links: Words = Field(description="after a going's particles, before the place ('... on down to')")
     goal_leads: Words = Field(description="'make sure the drawer is open'")
+    verify_leads: Words = Field(
+        default_factory=list, description="'check that the cube is on the plate': whether it is so, not making it so"
+    )
     goal_verbs: Words = Field(description="'the cube should be in the bowl'")
     copulas: Words = Field(description="goal verbs that, after a pronoun, state what is so ('it is open')")
     into_it: dict[Literal["in", "on"], list[str]] = Field(description="'put the cube inside': into what came before")
