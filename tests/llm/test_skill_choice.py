@@ -393,6 +393,7 @@ def _warehouse(folder: Path) -> tuple[GrammarPlanner, WorldState]:
             preconditions=["not gripper_empty"],
             language={"phrases": ["drop off", "offload"]},
         ),
+        _skill("wh/cycle_count", ["INSPECT"], ["tote"], {"location": "object"}, language={"phrases": ["count"]}),
     ]
     for manifest in skills:
         (folder / f"{str(manifest['id']).split('/')[1]}.yaml").write_text(yaml.safe_dump(manifest))
@@ -401,6 +402,8 @@ def _warehouse(folder: Path) -> tuple[GrammarPlanner, WorldState]:
             "objects": [
                 {"id": "t305", "category": "tote", "position": [0.5, 0.0, 0.3], "affordances": ["graspable"]},
                 {"id": "p88", "category": "pallet", "position": [0.6, 0.3, 0.1], "affordances": ["graspable"]},
+                {"id": "rack_b1", "category": "rack", "position": [2.0, 2.0, 1.0], "affordances": ["container"]},
+                {"id": "t221", "category": "tote", "position": [2.0, 2.0, 0.8], "inside": "rack_b1"},
                 {
                     "id": "pack_station_2",
                     "category": "station",
@@ -436,3 +439,13 @@ def test_a_skill_that_puts_down_what_is_held_is_told_where_never_onto_itself(tmp
     with pytest.raises(PlannerRefused) as refused:
         planner.plan("offload the tote", holding)
     assert (refused.value.kind, "does not say where" in refused.value.reason) == (RefusalKind.AMBIGUOUS, True)
+
+
+def test_an_object_named_that_no_skill_takes_is_never_what_it_holds(tmp_path: Path) -> None:
+    """ "count rack b1" counted the tote inside it (the skill counts totes; the rack's name was read as the tote's
+    container words): the rack is named, and no skill here counts racks."""
+    planner, world = _warehouse(tmp_path)
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("count rack b1", world)
+    assert refused.value.kind is RefusalKind.MISSING_SKILL
+    assert _calls(planner.plan("count t221", world)) == [("wh/cycle_count", {"location": "t221"})]
