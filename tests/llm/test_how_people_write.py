@@ -2197,3 +2197,13 @@ def test_check_that_something_is_so_is_a_check_never_the_motions(robots: dict[st
     ]
     with pytest.raises(PlannerRefused, match="does not say whether front_door is open"):
         AutoPlanner(robots["home"].registry).plan("check that the front door is closed", robots["home"].world)
+
+
+def test_twice_fills_a_count_of_doings_never_a_count_of_things(robots: dict[str, EvalRobot]) -> None:
+    """ "scan shelf a twice" scanned two levels of it and "set the table twice" laid two places: a repetition
+    fills a count parameter whose name counts doings (loops, passes), else the call is done again."""
+    assert _labels(robots["inspection"], "scan shelf a twice") == ["scan_shelf(shelf=shelf_a)"] * 2
+    assert _labels(robots["inspection"], "scan 3 levels of shelf a") == ["scan_shelf(shelf=shelf_a, levels=3)"]
+    assert _labels(robots["inspection"], "patrol corridor b 3 times") == ["patrol(waypoints=['corridor_b'], loops=3)"]
+    assert _labels(robots["home"], "wipe the kitchen table twice") == ["wipe_table(surface=kitchen_table, passes=2)"]
+    assert _labels(robots["home"], "set the table for 3") == ["set_table(table=kitchen_table, places=3)"]

@@ -41,7 +41,14 @@ from bt_executive.llm.grounding.object_matching import (
 )
 from bt_executive.llm.language.lexicon import alternatives, load_lexicon
 from bt_executive.llm.language.noun_phrases import phrase_words
-from bt_executive.llm.language.quantities import COUNT, Quantity, QuantityOutOfBounds, UnitMismatch
+from bt_executive.llm.language.quantities import (
+    COUNT,
+    Quantity,
+    QuantityOutOfBounds,
+    UnitMismatch,
+    english,
+    is_repetition,
+)
 from bt_executive.llm.language.quantities import fit as fit_quantity
 from bt_executive.llm.language.task_grammar import Intent, IntentAction, TaskNotUnderstood, object_phrase
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
@@ -350,6 +357,8 @@ class SkillActs(Chaining):
                 if len(named) > 1:
                     raise TaskNotUnderstood(intent.clause, amount.text)
                 params = named or params
+            if is_repetition(amount):  # "scan the shelf twice": two scans, not two levels; "patrol it twice": 2 loops
+                params = [p for p in params if set(p.split("_")) & english().repetition_params]
             fitted: dict[str, float] = {}
             for param in params:
                 try:

@@ -151,6 +151,11 @@ class QuantityWords(_WordLists):
     repetition_nouns: frozenset[str] = Field(
         default=frozenset(), description="count nouns that count doings, not things ('3 times', not '3 levels')"
     )
+    repetition_params: frozenset[str] = Field(
+        default=frozenset(),
+        description="words of a count parameter's name that count doings ('loops', 'passes'): 'twice' fills one of "
+        "these, never a count of things ('levels', 'places'), whose call is done again instead",
+    )
     fractions: dict[str, float] = Field(default_factory=dict, description="'half', 'quarter', with their values")
     articles: frozenset[str] = Field(default=frozenset(), description="'a', 'an': one of a unit ('a minute')")
     determiners: frozenset[str] = Field(
