@@ -61,6 +61,31 @@ def bind_held(predicate: Predicate, held: str | None) -> Predicate | None:
     return predicate.model_copy(update={"args": tuple(held if a == HELD else a for a in predicate.args)})
 
 
+def call_args(manifest: SkillManifest, args: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
+    """The call's arguments with each one it leaves out at its schema default: what the skill will use."""
+    properties = (manifest.parameters or {}).get("properties", {})
+    defaults = {
+        name: schema["default"]
+        for name, schema in properties.items()
+        if isinstance(schema, dict) and "default" in schema
+    }
+    return {**defaults, **args}
+
+
+def bound_to_call(texts: Iterable[str], manifest: SkillManifest, args: Mapping[str, JsonValue]) -> list[Predicate]:
+    """Predicates of ``manifest`` bound to a call (a parameter it leaves out at its default); one that names a
+    parameter with no value and no default is left out: it says nothing known (``in(rack, storage)`` is not a
+    rack in a place called "storage")."""
+    full = call_args(manifest, args)
+    unset = set((manifest.parameters or {}).get("properties", {})) - set(full)
+    return [bind(text, full) for text in texts if not unset.intersection(parse_predicate(text).args)]
+
+
+def goal_predicates(manifest: SkillManifest, args: Mapping[str, JsonValue]) -> list[Predicate]:
+    """The goal effects of a call (``goal_effects``), bound to it as ``bound_to_call`` binds."""
+    return bound_to_call(goal_effects(manifest.effects, args), manifest, args)
+
+
 def goal_effects(effects: Iterable[str], args: Mapping[str, JsonValue]) -> tuple[str, ...]:
     """The effects that can prove a step done: only those naming one of the call's arguments.
 
@@ -272,8 +297,8 @@ def apply_step(
     ``at(robot, X)`` is known to hold.
     """
     named = state.held if held is None else held
-    for text in manifest.effects:
-        effect = bind_held(bind(text, args), named)
+    for bound in bound_to_call(manifest.effects, manifest, args):
+        effect = bind_held(bound, named)
         if effect is not None:
             state.apply(effect)
     if "arm" in manifest.requires and all(parse_predicate(text).name != "at_home" for text in manifest.effects):

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
-from bt_executive.skills.conditions import SymbolicState, apply_step, bind, bind_held, goal_effects
+from bt_executive.skills.conditions import SymbolicState, apply_step, bind_held, bound_to_call, goal_predicates
 from bt_executive.skills.parameters import argument_errors
 from bt_executive.skills.predicates import Predicate
 from bt_executive.skills.registry import SkillRegistry, UnknownSkill
@@ -82,11 +82,10 @@ def check_plan(
             continue
         last_held = state.held or last_held
         held = last_held  # what ``held`` names in this step's effects: what the gripper holds (or last held)
-        goals = [bind_held(bind(e, call.args), held) for e in goal_effects(manifest.effects, call.args)]
+        goals = [bind_held(g, held) for g in goal_predicates(manifest, call.args)]
         if goals and all(g is not None and state.holds(g) for g in goals):
             continue  # already achieved: the PPA node skips it at run time too
-        for text in manifest.preconditions:
-            predicate = bind(text, call.args)
+        for predicate in bound_to_call(manifest.preconditions, manifest, call.args):
             if not state.holds(predicate):
                 problems.append(_precondition_problem(number, call.skill, predicate, world))
                 break

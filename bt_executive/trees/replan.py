@@ -28,7 +28,7 @@ from py_trees.common import Status
 
 from bt_executive.llm.plan import Plan, PlannerError, PlannerRefused
 from bt_executive.skills.call import AttemptRecord, SkillCall, SkillResult
-from bt_executive.skills.conditions import bind, first_unmet, goal_effects, holds
+from bt_executive.skills.conditions import first_unmet, goal_predicates, holds
 from bt_executive.skills.failures import FailureKind
 from bt_executive.skills.predicates import parse_predicate
 from bt_executive.skills.strategy import StrategyKind
@@ -183,9 +183,7 @@ class PlanningNode(py_trees.behaviour.Behaviour):
         registry = self.context.registry
         problems = check_plan(plan, registry, world, last_held=self.context.last_held) if world is not None else []
         if not problems and plan.is_done and self.after is not None and world is not None:
-            bound = [
-                bind(e, self.after.call.args) for e in goal_effects(self.after.manifest.effects, self.after.call.args)
-            ]
+            bound = goal_predicates(self.after.manifest, self.after.call.args)
             unmet = [p for p in bound if not holds(p, world)]
             if unmet:
                 self._reject(plan, [f"an empty plan, but {unmet[0]} does not hold"], self.after.call)

@@ -26,7 +26,13 @@ import py_trees
 from py_trees.common import Status
 
 from bt_executive.skills.call import SkillResult
-from bt_executive.skills.conditions import bind, bind_held, first_unmet, goal_effects, holds
+from bt_executive.skills.conditions import (
+    bind_held,
+    bound_to_call,
+    first_unmet,
+    goal_predicates,
+    holds,
+)
 from bt_executive.skills.failures import FailureKind
 from bt_executive.skills.leaf import SkillLeaf
 from bt_executive.skills.strategy import StrategyKind
@@ -64,7 +70,7 @@ class EffectsHold(_StepCondition):
     """SUCCESS when the step's goal effects already hold (the step is skipped), else FAILURE."""
 
     def __init__(self, context: TaskContext, step: StepState) -> None:
-        self.effects = [bind(e, step.call.args) for e in goal_effects(step.manifest.effects, step.call.args)]
+        self.effects = goal_predicates(step.manifest, step.call.args)
         shown = ", ".join(str(e) for e in self.effects) or "(no goal effects)"
         super().__init__(f"Done? {shown}", context, step)
 
@@ -85,7 +91,7 @@ class PreconditionsHold(_StepCondition):
     without_world = Status.SUCCESS
 
     def __init__(self, context: TaskContext, step: StepState) -> None:
-        self.preconditions = [bind(p, step.call.args) for p in step.manifest.preconditions]
+        self.preconditions = bound_to_call(step.manifest.preconditions, step.manifest, step.call.args)
         super().__init__(f"Pre? {', '.join(map(str, self.preconditions)) or '(none)'}", context, step)
 
     def decide(self, world: WorldState) -> Status:

@@ -449,3 +449,63 @@ def test_an_object_named_that_no_skill_takes_is_never_what_it_holds(tmp_path: Pa
         planner.plan("count rack b1", world)
     assert refused.value.kind is RefusalKind.MISSING_SKILL
     assert _calls(planner.plan("count t221", world)) == [("wh/cycle_count", {"location": "t221"})]
+
+
+def _lab(folder: Path) -> tuple[GrammarPlanner, WorldState]:
+    """A user's lab catalog: a plate loader (its own verbs "load", "seat") and an unloader that takes the plate
+    from where it is (a place) to a bench (a destination with a default); a plate in the incubator."""
+    skills = [
+        _skill(
+            "lab/load_plate",
+            ["PICK_AND_PLACE", "INSERT"],
+            ["microplate", "plate", "incubator", "reader"],
+            {"plate": "object", "instrument": "destination"},
+            effects=["in(plate, instrument)", "gripper_empty"],
+            preconditions=["gripper_empty"],
+            language={"phrases": ["load", "seat"]},
+        ),
+        _skill(
+            "lab/unload_plate",
+            ["PICK_AND_PLACE", "PULL"],
+            ["microplate", "plate", "incubator", "reader", "bench"],
+            {"plate": "object", "instrument": "place", "bench": "destination"},
+            effects=["on(plate, bench)", "gripper_empty"],
+            preconditions=["gripper_empty"],
+            language={"phrases": ["unload", "eject"]},
+        ),
+    ]
+    unload = skills[1]["parameters"]
+    assert isinstance(unload, dict)
+    unload["required"] = ["plate", "instrument"]
+    unload["properties"]["bench"]["default"] = "bench1"
+    for manifest in skills:
+        (folder / f"{str(manifest['id']).split('/')[1]}.yaml").write_text(yaml.safe_dump(manifest))
+    objects = [
+        {"id": "mp9", "category": "microplate", "position": [0.5, 0.1, 0.3], "inside": "inc1"},
+        {"id": "mp3", "category": "microplate", "position": [0.4, -0.2, 0.3], "supported_by": "bench1"},
+        {"id": "inc1", "category": "incubator", "position": [0.5, 0.1, 0.3], "affordances": ["container"]},
+        {"id": "pr1", "category": "reader", "position": [0.6, -0.3, 0.3], "affordances": ["container"]},
+        {"id": "bench1", "category": "bench", "position": [0.4, -0.2, 0.1], "affordances": ["support"]},
+        {"id": "bench2", "category": "bench", "position": [0.3, 0.4, 0.1], "affordances": ["support"]},
+    ]
+    world = WorldState.model_validate({"objects": objects})
+    return GrammarPlanner(SkillRegistry.discover([folder], use_entry_points=False), owner="lab"), world
+
+
+def test_a_placement_verb_a_skill_claims_is_that_skill(tmp_path: Path) -> None:
+    """ "load mp3 into the reader" planned the unloader (any skill that ends with the plate somewhere served a
+    put): a verb a manifest lists as its own asks for that skill; a plain "put ... in" takes the skill whose
+    effect is "in"."""
+    planner, world = _lab(tmp_path)
+    for task in ("load mp3 into the reader", "seat mp3 in the reader", "put mp3 in the reader"):
+        assert _calls(planner.plan(task, world)) == [("lab/load_plate", {"plate": "mp3", "instrument": "pr1"})]
+
+
+def test_where_from_and_where_to_each_take_their_own_words(tmp_path: Path) -> None:
+    """ "eject mp9 from the incubator" set the plate down on the incubator (every place parameter took the one
+    place said): what "from" says is where it is taken from; where to is then the skill's default."""
+    planner, world = _lab(tmp_path)
+    assert _calls(planner.plan("eject mp9 from the incubator", world)) == [
+        ("lab/unload_plate", {"plate": "mp9", "instrument": "inc1"})
+    ]
+    assert _calls(planner.plan("unload mp9", world)) == [("lab/unload_plate", {"plate": "mp9", "instrument": "inc1"})]

@@ -9,8 +9,19 @@ import pytest
 from bt_executive.llm.eval.planner_eval import execute
 from bt_executive.llm.plan import Plan
 from bt_executive.skills.call import SkillCall
-from bt_executive.skills.conditions import SymbolicState, apply_step, bind, first_unmet, goal_effects, holds
+from bt_executive.skills.conditions import (
+    SymbolicState,
+    apply_step,
+    bind,
+    bound_to_call,
+    call_args,
+    first_unmet,
+    goal_effects,
+    goal_predicates,
+    holds,
+)
 from bt_executive.skills.loader import load_model
+from bt_executive.skills.manifest import SkillManifest
 from bt_executive.skills.predicates import parse_predicate
 from bt_executive.skills.registry import SkillRegistry
 from bt_executive.skills.world_state import GripperState, ObjectState, WorldState
@@ -189,3 +200,36 @@ def test_a_base_move_takes_what_was_in_reach_out_of_it_but_not_what_is_held() ->
     state.apply(parse_predicate("reachable(bin)"))
     reach = {o: state.holds(parse_predicate(f"reachable({o})")) for o in ("mug", "bin", "cup")}
     assert reach == {"mug": False, "bin": True, "cup": True}
+
+
+def test_a_parameter_left_out_is_bound_at_its_default_and_one_with_no_default_says_nothing() -> None:
+    """A lab's stow_rack ("put the blue rack away") left its ``storage`` out: its goal read in(tr1, storage), a
+    rack in a place called "storage", which no world ever shows; the default is what the skill uses, and an
+    effect on a parameter with neither a value nor a default is not known."""
+    manifest = SkillManifest.model_validate(
+        {
+            "id": "lab/stow_rack",
+            "description": "Carry a rack back to cold storage.",
+            "kind": "ros_action",
+            "actions": ["PICK_AND_PLACE"],
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "rack": {"type": "string"},
+                    "storage": {"type": "string", "default": "fr1"},
+                    "shelf": {"type": "string"},
+                },
+                "required": ["rack"],
+            },
+            "preconditions": ["reachable(rack)", "reachable(shelf)"],
+            "effects": ["in(rack, storage)", "on(rack, shelf)"],
+            "ros": {"action_type": "bt_executive_interfaces/action/RunSkill", "action_name": "skills/stow"},
+        }
+    )
+    assert call_args(manifest, {"rack": "tr1"}) == {"storage": "fr1", "rack": "tr1"}
+    assert [str(p) for p in goal_predicates(manifest, {"rack": "tr1"})] == ["in(tr1, fr1)"]
+    assert [str(p) for p in bound_to_call(manifest.preconditions, manifest, {"rack": "tr1"})] == ["reachable(tr1)"]
+    state = SymbolicState(WorldState())
+    apply_step(state, manifest, {"rack": "tr1", "storage": "fz2"})
+    assert state.holds(parse_predicate("in(tr1, fz2)"))
+    assert not state.holds(parse_predicate("on(tr1, shelf)"))

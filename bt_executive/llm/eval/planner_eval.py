@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, m
 
 from bt_executive.llm.plan import Plan, Planner, PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.call import SkillCall
-from bt_executive.skills.conditions import SymbolicState, apply_step, bind, goal_effects
+from bt_executive.skills.conditions import SymbolicState, apply_step, bound_to_call, goal_predicates
 from bt_executive.skills.loader import load_model
 from bt_executive.skills.manifest import SKILL_ID_PATTERN, SkillManifest
 from bt_executive.skills.parameters import argument_errors
@@ -223,11 +223,10 @@ def execute(plan: Plan, registry: SkillRegistry, world: WorldState) -> tuple[Sym
             manifest = registry.get(call.skill)
         except UnknownSkill:
             return state, f"step {number}: unknown skill {call.skill}"
-        goals = [bind(e, call.args) for e in goal_effects(manifest.effects, call.args)]
+        goals = goal_predicates(manifest, call.args)
         if goals and all(state.holds(g) for g in goals):
             continue
-        for text in manifest.preconditions:
-            predicate = bind(text, call.args)
+        for predicate in bound_to_call(manifest.preconditions, manifest, call.args):
             if not state.holds(predicate):
                 return state, f"step {number} {call.label()}: {predicate} does not hold"
         apply_step(state, manifest, call.args)

@@ -29,7 +29,7 @@ from bt_executive.llm.language.task_grammar import Intent
 from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.affordances import AFFORDANCE_NAMES
 from bt_executive.skills.call import SkillCall
-from bt_executive.skills.conditions import apply_step, bind
+from bt_executive.skills.conditions import apply_step, bind, bound_to_call
 from bt_executive.skills.manifest import Role, SkillManifest
 from bt_executive.skills.parameters import InvalidArguments, validate_arguments
 from bt_executive.skills.predicates import Predicate, parse_predicate
@@ -81,7 +81,7 @@ class Chaining(ObjectPhrases):
             if homing is not None and "at_home" not in manifest.effects and not self.holds("at_home"):
                 kind = failed.failures[-1].result.failure_kind
                 self.emit(homing[0], homing[1], f"recover: {call.label()} failed ({kind})")
-        self.meet_preconditions(call, [bind(text, args) for text in manifest.preconditions])
+        self.meet_preconditions(call, bound_to_call(manifest.preconditions, manifest, args))
         apply_step(self.state, manifest, args)
         for effect in extra_effects:
             self.state.apply(effect)

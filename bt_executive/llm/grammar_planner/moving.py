@@ -12,7 +12,7 @@ from bt_executive.llm.language.lexicon import load_lexicon
 from bt_executive.llm.language.task_grammar import Intent, IntentAction
 from bt_executive.llm.plan import PlannerRefused
 from bt_executive.skills.call import SkillCall
-from bt_executive.skills.manifest import ActionVerb, Role
+from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
 from bt_executive.skills.predicates import Predicate, parse_predicate
 
 
@@ -77,6 +77,9 @@ class Moving(SkillActs):
             self.act(Intent(action=IntentAction.OPEN, clause=intent.clause, verb="open", object=container))
 
     def put(self, intent: Intent) -> None:
+        if self._verb_of_another_skill(intent):  # "load mp3 into the plate reader": the skill that loads
+            self.act(intent.model_copy(update={"action": IntentAction.ACT}))
+            return
         obj = self.resolve(intent.object, intent)
         try:
             target = self._target(intent, obj)
@@ -93,7 +96,7 @@ class Moving(SkillActs):
         try:
             skill, param = self.placer(target)
         except MissingSkill:
-            moving = self.mover(obj, target)
+            moving = self.mover(obj, target, relation=placed[-1].name)
             if moving is None:
                 raise
             # A robot that manipulates through a VLA policy: one closed-loop call picks and places.
@@ -108,6 +111,30 @@ class Moving(SkillActs):
         self._grasp(obj, intent)
         self.emit(skill, {param: target}, intent.clause, placed)
 
+    def _verb_of_another_skill(self, intent: Intent) -> bool:
+        """Whether the placement's verb is a phrase of skills none of which places what is held, picks, or moves a
+        thing somewhere in one motion ("load" of a lab's load_plate): that skill is what the verb asks for, not
+        the robot's pick and place (nor another skill that also ends with the thing there)."""
+        if intent.verb is None:
+            return False
+        own = [m for m in self.registry if intent.verb in m.phrases()]
+        return bool(own) and not any(self._places_or_picks(m) for m in own)
+
+    @staticmethod
+    def _places_or_picks(manifest: SkillManifest) -> bool:
+        """A skill of the put machinery: it puts down what is held, picks a thing up, or moves one in a motion."""
+        effects = [parse_predicate(text) for text in manifest.effects]
+        roles = manifest.roles()
+        thing = next((p for p, r in roles.items() if r is Role.OBJECT), None)
+        where = next((p for p, r in roles.items() if r is Role.DESTINATION), None)
+        return any(
+            e.name == "holding"
+            or (e.name == "gripper_empty" and where is not None and thing is None)
+            or (e.name == "on" and e.args == (thing, where))
+            for e in effects
+            if not e.negated
+        )
+
     def refuse_untakeable(self, obj: str) -> None:
         """Refuse, naming why, when ``obj`` cannot be taken at all: no skill of the robot grasps anything
         (missing_skill), or the one that would needs what ``obj`` does not afford (not_afforded)."""
@@ -119,29 +146,36 @@ class Moving(SkillActs):
             if value == obj and (lacks := [n for n in affordance_needs(manifest, param) if not self.affords(obj, n)]):
                 raise NotAfforded(f"{skill}({obj}) needs {lacks[0]}({obj}), and {obj} is not {lacks[0]} here")
 
-    def mover(self, obj: str, target: str, *, generalist: bool = True) -> tuple[str, dict[str, JsonValue]] | None:
-        """A skill that puts ``obj`` at ``target`` in one motion (an effect on(<its object>, <its destination>)):
-        one whose ``objects`` name the target's category first, then one whose main action is PICK_AND_PLACE
-        (stack before a generalist VLA skill, which ``generalist=False`` leaves out)."""
+    def mover(
+        self, obj: str, target: str, *, generalist: bool = True, relation: str = "on"
+    ) -> tuple[str, dict[str, JsonValue]] | None:
+        """A skill that puts ``obj`` at ``target`` in one motion (an effect on(<its object>, <its destination>),
+        or in(...)): one whose ``objects`` name the target's category first, then one whose effect is the
+        ``relation`` asked ("in the incubator": in), then one whose main action is PICK_AND_PLACE (stack before a
+        generalist VLA skill, which ``generalist=False`` leaves out)."""
         place = self.world.object(target)
-        ranked: list[tuple[bool, bool, str, str, str]] = []
+        ranked: list[tuple[bool, bool, bool, str, str, str]] = []
         for manifest in self.registry:
             roles = manifest.roles()
             thing = next((p for p, r in roles.items() if r is Role.OBJECT), None)
             where = next((p for p, r in roles.items() if r is Role.DESTINATION), None)
-            moves = any(
-                (e := parse_predicate(text)).name == "on" and e.args == (thing, where) and not e.negated
+            moves = {
+                e.name
                 for text in manifest.effects
-            )
+                if (e := parse_predicate(text)).name in ("on", "in") and e.args == (thing, where) and not e.negated
+            }
             if thing is None or where is None or not moves:
                 continue
             if not generalist and manifest.actions[0] is not ActionVerb.PICK_AND_PLACE:
                 continue
             named = place is not None and names_category(manifest, place.category)
-            ranked.append((not named, manifest.actions[0] is not ActionVerb.PICK_AND_PLACE, manifest.id, thing, where))
+            other_way = relation not in moves
+            ranked.append(
+                (not named, other_way, manifest.actions[0] is not ActionVerb.PICK_AND_PLACE, manifest.id, thing, where)
+            )
         if not ranked:
             return None
-        _, _, skill, thing, where = min(ranked)
+        *_, skill, thing, where = min(ranked)
         return skill, {thing: obj, where: target}
 
     def placement(self, obj: str, target: str, intent: Intent) -> list[Predicate]:

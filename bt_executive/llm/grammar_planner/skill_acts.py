@@ -53,7 +53,7 @@ from bt_executive.llm.language.quantities import fit as fit_quantity
 from bt_executive.llm.language.task_grammar import Intent, IntentAction, TaskNotUnderstood, object_phrase
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
 from bt_executive.skills.call import SkillCall
-from bt_executive.skills.conditions import bind, goal_effects
+from bt_executive.skills.conditions import goal_predicates
 from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
 from bt_executive.skills.parameters import argument_at, argument_errors, with_argument
 from bt_executive.skills.world_state import WorldState
@@ -65,6 +65,12 @@ def _from_region() -> re.Pattern[str]:
     (compiled on first use: importing the planner does not read the lexicon)."""
     relations = alternatives(load_lexicon().place_relations)
     return re.compile(rf"^(?P<what>.+?)\s+(?:{relations})\s+(?P<where>(?:the\s+)?\S+(?:\s+\S+)?)$")
+
+
+@cache
+def _said_from() -> re.Pattern[str]:
+    """A place said as where something comes from ("mp9 out of the incubator"; the lexicon's ``from`` relations)."""
+    return re.compile(rf"\s(?:{alternatives(load_lexicon().relations['from'])})\s")
 
 
 @cache
@@ -189,7 +195,7 @@ class SkillActs(Chaining):
         if referent is not None and not referent.region:
             self.last_object = referent.id
         self.last_region = referent.id if referent is not None and referent.region and not referent.more else None
-        wanted = [bind(text, args) for text in goal_effects(chosen.manifest.effects, args)]
+        wanted = goal_predicates(chosen.manifest, args)
         self.goal.extend(wanted)
         if self.already_done(skill, args):
             return
@@ -505,6 +511,28 @@ class SkillActs(Chaining):
             for step in self.steps
         )
 
+    def _from_where(self, manifest: SkillManifest, referent: Referent | None, intent: Intent) -> dict[str, str | None]:
+        """For a skill with both a place it takes from and a destination ("unload the plate from the incubator
+        onto a bench"), what each takes: the place said after "from"/"out of" is the source, and otherwise the
+        one the object is in or on now; a place said otherwise is the destination, else its default (None: not
+        set). Empty for any other skill: one place parameter takes what the clause names, as before."""
+        roles = manifest.roles()
+        source = next((p for p, r in roles.items() if r is Role.PLACE), None)
+        destination = next((p for p, r in roles.items() if r is Role.DESTINATION), None)
+        if source is None or destination is None:
+            return {}
+        said_from = intent.target is not None and _said_from().search(intent.joined or "") is not None
+        target = self._target(intent, referent.id if referent else "") if intent.target is not None else None
+        return {
+            source: target if said_from else self._held_in(referent),
+            destination: None if said_from else target,
+        }
+
+    def _held_in(self, referent: Referent | None) -> str | None:
+        """What the object acted on is in or on in the world now (None: nothing known)."""
+        obj = self.world.object(referent.id) if referent is not None and not referent.region else None
+        return (obj.inside or obj.supported_by) if obj is not None else None
+
     def arguments(self, chosen: Fit, referent: Referent | None, intent: Intent) -> dict[str, JsonValue]:
         """The call's arguments, each from the words of its role; what the clause says and no role takes
         is not guessed at (the task is not understood)."""
@@ -515,8 +543,14 @@ class SkillActs(Chaining):
             args[chosen.param] = list(referent.ids()) if listed else referent.id
         required = set((manifest.parameters or {}).get("required", ()))
         took_target = took_direction = False
+        from_where = self._from_where(manifest, referent, intent)
         for param, role in manifest.roles().items():
             if param in args:
+                continue
+            if param in from_where:  # a skill that takes both where from and where to: each its own words
+                if from_where[param] is not None:
+                    args[param] = from_where[param]
+                took_target = took_target or intent.target is not None  # said as one of the two
                 continue
             if role in (Role.DESTINATION, Role.PLACE) and (intent.target is not None or param in required):
                 place = region_named(intent.target, self.world) if intent.target and role is Role.PLACE else None

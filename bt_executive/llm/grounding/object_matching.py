@@ -218,8 +218,10 @@ def match_objects(
             return ObjectMatch(phrase=phrase, ids=tuple(sorted(by_id + kind)), rule="words")
         return ObjectMatch(phrase=phrase, ids=tuple(by_id), rule=rule)
 
-    if among is not None and as_id not in among and world.object(as_id) is not None:
-        return ObjectMatch(phrase=phrase, ids=())  # "count rack b1": that rack, which no skill here takes
+    # "count rack b1": that rack, which no skill here takes (a skill only for drawers: "open the cabinet", its drawer)
+    drawers_only = among is not None and set(among) <= set(world.drawers)
+    if among is not None and as_id not in among and world.object(as_id) is not None and not drawers_only:
+        return ObjectMatch(phrase=phrase, ids=())
     exact = [o.id for o in pool if o.id == as_id]
     if exact:  # "blue cube" is blue_cube, unless another cube is blue too: ids are names, not descriptions
         written = phrase.strip().lower().split()[-1:] == [as_id] and "_" in as_id  # "blue_cube", typed as the id
@@ -249,9 +251,14 @@ def match_objects(
         eligible = (o for o in world.objects if among is None or o.id in among)
         named = {o.id for o in eligible if says(o, container=False)}
         # by the container's words only when the words name no object of their own here, among the ones a
-        # skill takes or not: "the rack" is the rack, never the totes in it that a skill would take instead
-        itself = named or any(says(o, container=False) for o in world.objects)
-        by_words = [o.id for o in pool if o.id in named] if itself else [o.id for o in pool if says(o)]
+        # skill takes or not: "the rack" is the rack, never the totes in it that a skill would take instead;
+        # only for a skill that takes drawers alone is a drawer named by what it is in ("open the cabinet")
+        if named:
+            by_words = [o.id for o in pool if o.id in named]
+        elif any(says(o, container=False) for o in world.objects) and not drawers_only:
+            by_words = []
+        else:
+            by_words = [o.id for o in pool if says(o)]
         if by_words:
             return ObjectMatch(phrase=phrase, ids=tuple(by_words), rule="words")
         linked = _linked_head(words, wanted, pool)
