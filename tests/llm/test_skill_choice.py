@@ -473,7 +473,17 @@ def _lab(folder: Path) -> tuple[GrammarPlanner, WorldState]:
             preconditions=["gripper_empty"],
             language={"phrases": ["unload", "eject"]},
         ),
+        _skill(
+            "lab/pipette",
+            ["TRANSFER", "POUR"],
+            ["reservoir", "microplate", "tube"],
+            {"source": "object", "destination": "destination", "volume": "quantity"},
+            language={"phrases": ["pipette", "transfer", "dispense"]},
+        ),
     ]
+    pipette = skills[2]["parameters"]
+    assert isinstance(pipette, dict)
+    pipette["properties"]["volume"] = {"type": "number", "minimum": 0.5, "maximum": 1000, "unit": "uL"}
     unload = skills[1]["parameters"]
     assert isinstance(unload, dict)
     unload["required"] = ["plate", "instrument"]
@@ -487,6 +497,7 @@ def _lab(folder: Path) -> tuple[GrammarPlanner, WorldState]:
         {"id": "pr1", "category": "reader", "position": [0.6, -0.3, 0.3], "affordances": ["container"]},
         {"id": "bench1", "category": "bench", "position": [0.4, -0.2, 0.1], "affordances": ["support"]},
         {"id": "bench2", "category": "bench", "position": [0.3, 0.4, 0.1], "affordances": ["support"]},
+        {"id": "res1", "category": "reservoir", "position": [0.35, 0.3, 0.2], "affordances": ["container"]},
     ]
     world = WorldState.model_validate({"objects": objects})
     return GrammarPlanner(SkillRegistry.discover([folder], use_entry_points=False), owner="lab"), world
@@ -509,3 +520,19 @@ def test_where_from_and_where_to_each_take_their_own_words(tmp_path: Path) -> No
         ("lab/unload_plate", {"plate": "mp9", "instrument": "inc1"})
     ]
     assert _calls(planner.plan("unload mp9", world)) == [("lab/unload_plate", {"plate": "mp9", "instrument": "inc1"})]
+
+
+def test_a_volume_from_one_container_into_another(tmp_path: Path) -> None:
+    """ "pipette 50 µL from the reservoir into mp3" was refused: no volume was read as an amount, "from the
+    reservoir" was the object phrase, and "into mp3" (an id, no article) was not a second phrase."""
+    planner, world = _lab(tmp_path)
+    for task, volume in (
+        ("pipette 50 µL from the reservoir into mp3", 50.0),
+        ("transfer 0.5 ml from res1 to mp3", 500.0),
+        ("dispense 20 microlitres from res1 into mp3", 20.0),
+    ):
+        assert _calls(planner.plan(task, world)) == [
+            ("lab/pipette", {"source": "res1", "destination": "mp3", "volume": volume})
+        ]
+    with pytest.raises(PlannerRefused):
+        planner.plan("transfer 5 ml from res1 to mp3", world)  # 5000 µL: over the pipette's 1000

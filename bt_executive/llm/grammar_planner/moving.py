@@ -77,9 +77,6 @@ class Moving(SkillActs):
             self.act(Intent(action=IntentAction.OPEN, clause=intent.clause, verb="open", object=container))
 
     def put(self, intent: Intent) -> None:
-        if self._verb_of_another_skill(intent):  # "load mp3 into the plate reader": the skill that loads
-            self.act(intent.model_copy(update={"action": IntentAction.ACT}))
-            return
         obj = self.resolve(intent.object, intent)
         try:
             target = self._target(intent, obj)
@@ -111,7 +108,7 @@ class Moving(SkillActs):
         self._grasp(obj, intent)
         self.emit(skill, {param: target}, intent.clause, placed)
 
-    def _verb_of_another_skill(self, intent: Intent) -> bool:
+    def verb_of_another_skill(self, intent: Intent) -> bool:
         """Whether the placement's verb is a phrase of skills none of which places what is held, picks, or moves a
         thing somewhere in one motion ("load" of a lab's load_plate): that skill is what the verb asks for, not
         the robot's pick and place (nor another skill that also ends with the thing there)."""

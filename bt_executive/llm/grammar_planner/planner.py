@@ -236,6 +236,9 @@ class _PlanBuilder(Moving):
 
     def add_one(self, intent: Intent) -> None:
         """Expand one single-object intent into calls."""
+        if intent.action is IntentAction.PUT and self.verb_of_another_skill(intent):
+            # "load mp3 into the reader", "transfer 20 ul from res1 to mp3": the skill whose verb it is
+            intent = intent.model_copy(update={"action": IntentAction.ACT})
         handler = {
             IntentAction.PICK: self.pick,
             IntentAction.PUT: self.put,

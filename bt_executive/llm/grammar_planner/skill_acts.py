@@ -68,6 +68,13 @@ def _from_region() -> re.Pattern[str]:
 
 
 @cache
+def _from_first() -> re.Pattern[str]:
+    """An object phrase that starts with where from ("from res1", of "pipette 50 ul from res1 into mp3"): the thing
+    taken from, the skill's object (what moves, the liquid, is not named)."""
+    return re.compile(rf"^(?:{alternatives(load_lexicon().relations['from'])})\s+(?P<what>.+)$")
+
+
+@cache
 def _said_from() -> re.Pattern[str]:
     """A place said as where something comes from ("mp9 out of the incubator"; the lexicon's ``from`` relations)."""
     return re.compile(rf"\s(?:{alternatives(load_lexicon().relations['from'])})\s")
@@ -157,6 +164,8 @@ class SkillActs(Chaining):
         if not skills:
             raise MissingSkill(f"{intent.clause!r}: no skill of this robot can {doing}")
         skills = self.giving_the_held(intent, skills)
+        if intent.object is not None and (source := _from_first().match(intent.object)) is not None:
+            intent = intent.model_copy(update={"object": source.group("what")})  # "pipette 50 ul from res1 into mp3"
         intent = self.said_apart(self.place_apart(self.destination_apart(intent, skills), skills), skills)
         counted: dict[str, int] = {}
         for manifest in skills if intent.object is not None else ():

@@ -97,9 +97,11 @@ class _Patterns:
         self.object_starts = frozenset(words.object_starts)
         self.verb_prepositions = frozenset(words.verb_prepositions)
         self.counted = re.compile(rf"^(?:all\s+)?\S+\s+[a-z]+\s+(?:{alternatives(words.count_links)})\s")
-        # What follows an act verb: the thing acted on, then a second phrase after a preposition.
+        # What follows an act verb: the thing acted on, then a second phrase after a preposition (one with an
+        # article, or an id said alone: "pipette res1 into mp3").
         self.act_rest = re.compile(
-            rf"^(?P<x>.+?)\s+(?P<rel>{alternatives(words.act_relations)})\s+(?P<y>(?:{determiners})\s+.+)$"
+            rf"^(?P<x>.+?)\s+(?P<rel>{alternatives(words.act_relations)})\s+"
+            rf"(?P<y>(?:{determiners})\s+.+|[a-z][a-z_]*\d[a-z0-9_]*)$"
         )
         self.particles = frozenset(words.particles)
         # "build a tower of the cubes", "stack the cubes on top of each other", "pile the blocks up".

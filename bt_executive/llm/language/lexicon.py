@@ -201,6 +201,17 @@ class QuantityWords(_WordLists):
                 "turn",
                 "revolutions_per_minute",
                 "newton",
+                "liter",
+                "milliliter",
+                "microliter",
+                "gram",
+                "kilogram",
+                "milligram",
+                "pascal",
+                "kilopascal",
+                "bar",
+                "millibar",
+                "pound_force_per_square_inch",
             }
         ),
         description="pint's names of the units a task may use; pint knows many more that are also everyday nouns "

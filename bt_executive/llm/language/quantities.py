@@ -54,6 +54,9 @@ KINDS: Mapping[str, str] = {
     "angle": "radian",
     "angular speed": "radian / second",
     "force": "newton",
+    "volume": "liter",
+    "mass": "kilogram",
+    "pressure": "pascal",
 }
 """The kinds of amount a task may name, each with a unit of that kind: a unit is of the kind it converts to."""
 
