@@ -395,6 +395,10 @@ def _warehouse(folder: Path) -> tuple[GrammarPlanner, WorldState]:
         ),
         _skill("wh/cycle_count", ["INSPECT"], ["tote"], {"location": "object"}, language={"phrases": ["count"]}),
     ]
+    fork = skills[0]["parameters"]
+    assert isinstance(fork, dict)
+    fork["properties"]["height"] = {"type": "number", "minimum": 5, "maximum": 180, "default": 15, "unit": "cm"}
+    skills[0]["language"] = {"phrases": ["lift", "raise"], "roles": {"pallet": "object", "height": "quantity"}}
     for manifest in skills:
         (folder / f"{str(manifest['id']).split('/')[1]}.yaml").write_text(yaml.safe_dump(manifest))
     world = WorldState.model_validate(
@@ -536,3 +540,14 @@ def test_a_volume_from_one_container_into_another(tmp_path: Path) -> None:
         ]
     with pytest.raises(PlannerRefused):
         planner.plan("transfer 5 ml from res1 to mp3", world)  # 5000 µL: over the pipette's 1000
+
+
+def test_a_height_said_with_to_and_a_drop_said_at_a_place(tmp_path: Path) -> None:
+    """ "lift p88 to 40 cm" was refused ('p88 to' named nothing: "to" did not frame the amount), and "drop it at
+    pack station 2" too ('it at pack station 2')."""
+    planner, world = _warehouse(tmp_path)
+    assert _calls(planner.plan("lift p88 to 40 cm", world)) == [("wh/fork_pallet", {"pallet": "p88", "height": 40.0})]
+    holding = world.model_copy(update={"gripper": world.gripper.model_copy(update={"holding": "t305"})})
+    assert _calls(planner.plan("drop it at pack station 2", holding)) == [
+        ("wh/drop_tote", {"station": "pack_station_2"})
+    ]

@@ -237,8 +237,11 @@ class _PlanBuilder(Moving):
     def add_one(self, intent: Intent) -> None:
         """Expand one single-object intent into calls."""
         if intent.action is IntentAction.PUT and self.verb_of_another_skill(intent):
-            # "load mp3 into the reader", "transfer 20 ul from res1 to mp3": the skill whose verb it is
-            intent = intent.model_copy(update={"action": IntentAction.ACT})
+            # "load mp3 into the reader", "transfer 20 ul from res1 to mp3": the skill whose verb it is ("set it
+            # down": no table, which only the put-down form supplies)
+            said_table = intent.target is not None and "table" in intent.clause.split()
+            target = intent.target if said_table or intent.target != "the table" else None
+            intent = intent.model_copy(update={"action": IntentAction.ACT, "target": target})
         handler = {
             IntentAction.PICK: self.pick,
             IntentAction.PUT: self.put,

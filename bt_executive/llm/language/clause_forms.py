@@ -775,6 +775,7 @@ def _goal_statement(clause: str) -> Intent | None:
 
 
 _DOWN = re.compile(r"^(?P<x>.+?)(?:\s+down)?$")
+_AT = re.compile(r"^(?P<x>.+?)(?:\s+down|\s+off)?\s+at\s+(?P<y>.+)$")
 
 
 def _put_down_or_into_it(verb: str, rest: str, clause: str) -> Intent | None:
@@ -786,10 +787,18 @@ def _put_down_or_into_it(verb: str, rest: str, clause: str) -> Intent | None:
     there = _patterns().put_there.match(rest)
     if there is not None:  # "open the drawer and put the cube there": into what the clause before acted on
         return Intent(action=IntentAction.PUT, clause=clause, object=object_phrase(there.group("x")))
+    at = _AT.match(rest)
+    if at is not None and verb in _compiled().put_down:  # "drop it at pack station 2": there, not on a table
+        obj = object_phrase(at.group("x"))
+        return Intent(
+            action=IntentAction.PUT, clause=clause, object=obj, target=at.group("y"), relation="on", verb=verb
+        )
     down = _DOWN.match(rest)
     if down is not None and (verb in _compiled().put_down or rest.endswith(" down")):
         obj = object_phrase(down.group("x"))
-        return Intent(action=IntentAction.PUT, clause=clause, object=obj, target="the table", relation="on")
+        said = verb if verb in _compiled().put_down or not rest.endswith(" down") else f"{verb} down"
+        # the verb as said ("set down"): a skill that claims it (a pallet's set-down) is what it asks for
+        return Intent(action=IntentAction.PUT, clause=clause, object=obj, target="the table", relation="on", verb=said)
     return None
 
 
