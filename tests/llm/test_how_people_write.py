@@ -2207,3 +2207,16 @@ def test_twice_fills_a_count_of_doings_never_a_count_of_things(robots: dict[str,
     assert _labels(robots["inspection"], "patrol corridor b 3 times") == ["patrol(waypoints=['corridor_b'], loops=3)"]
     assert _labels(robots["home"], "wipe the kitchen table twice") == ["wipe_table(surface=kitchen_table, passes=2)"]
     assert _labels(robots["home"], "set the table for 3") == ["set_table(table=kitchen_table, places=3)"]
+
+
+def test_a_speed_said_only_in_words_is_never_dropped(robots: dict[str, EvalRobot]) -> None:
+    """ "go to the control room slowly" drove at the default speed ("slowly" was dropped as politeness): for a skill
+    that takes a speed, the task must say it as a number; a skill with no speed is planned as before."""
+    inspection = robots["inspection"]
+    with pytest.raises(PlannerRefused, match="say how fast") as refused:
+        AutoPlanner(inspection.registry).plan("go to the control room slowly", inspection.world)
+    assert refused.value.kind is RefusalKind.AMBIGUOUS
+    assert _labels(inspection, "drive to the boiler room slowly, 0.2 metres per second") == [
+        "navigate_to(location=boiler_room, speed=0.2)"
+    ]
+    assert _labels(robots["home"], "vacuum the kitchen slowly") == ["vacuum_floor(zone=kitchen)"]

@@ -59,6 +59,8 @@ class ImaginedPlan:
         self.going_back: str | None = None
         """A bare "go back" said after the base moved: where to is the next clause's, which must move the base."""
         self.last_verb: str | None = None
+        self.said_speed: str | None = None
+        """A speed the task says only in words ("slowly"): a skill that takes a speed is not planned without one."""
         """The verb of the clause that emitted the last step through ``act``."""
         """The action verbs of the clause that emitted the last step through ``act``."""
         self.depth = 0

@@ -40,6 +40,7 @@ saying what was tried. An empty plan means the task is already done.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from bt_executive.llm.grammar_planner.attempt_history import AttemptHistory
@@ -117,6 +118,7 @@ class GrammarPlanner:
         intents = parse_task(task, phrases)
         history = AttemptHistory.from_attempts(prior_attempts)
         builder = _PlanBuilder(self._registry, self._owner, world_state, history, self.name)
+        builder.said_speed = _speed_said(task)
         try:
             for intent in intents:
                 before, back = len(builder.steps), builder.going_back
@@ -131,6 +133,12 @@ class GrammarPlanner:
                 raise PlannerError(refusal.reason) from refusal
             raise
         return builder.finish(len(intents))
+
+
+def _speed_said(task: str) -> str | None:
+    """The lexicon's speed adverb the task says ("slowly"), if any."""
+    words = " ".join(re.findall(r"[a-z]+", task.lower()))
+    return next((a for a in load_lexicon().speed_adverbs if re.search(rf"\b{re.escape(a)}\b", words)), None)
 
 
 def _names_one_then_more(phrase: str, world: WorldState) -> bool:

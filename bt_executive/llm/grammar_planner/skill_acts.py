@@ -48,6 +48,7 @@ from bt_executive.llm.language.quantities import (
     UnitMismatch,
     english,
     is_repetition,
+    unit_kind,
 )
 from bt_executive.llm.language.quantities import fit as fit_quantity
 from bt_executive.llm.language.task_grammar import Intent, IntentAction, TaskNotUnderstood, object_phrase
@@ -190,6 +191,7 @@ class SkillActs(Chaining):
             referent = self.unnamed_referent(chosen.manifest)
             chosen = Fit(chosen.manifest, referent_param(chosen.manifest, region=False), chosen.score)
         args = self.arguments(chosen, referent, intent)
+        self.refuse_speed_in_words(chosen.manifest, args, intent)
         for param, unit in units.items():
             if param not in chosen.manifest.parameter_names():
                 raise TaskNotUnderstood(intent.clause, intent.clause)
@@ -230,6 +232,25 @@ class SkillActs(Chaining):
             opened = atom("drawer_open", container)
             if not self.state.holds(opened):
                 self.meet_preconditions(grasp, [opened])
+
+    def refuse_speed_in_words(self, manifest: SkillManifest, args: dict[str, JsonValue], intent: Intent) -> None:
+        """Refuse a call of a skill that takes a speed, left unset, when the task says how fast only in words
+        ("drive to the boiler room slowly"): the default speed is not what was asked, and no number is guessed."""
+        if self.said_speed is None:
+            return
+        for param in manifest.parameter_names():
+            unit = manifest.parameter_schema(param).get("unit")
+            if (
+                param in args
+                or not isinstance(unit, str)
+                or unit_kind({"unit": unit}) not in ("speed", "angular speed")
+            ):
+                continue
+            raise PlannerRefused(
+                f"{intent.clause!r}: the task says {self.said_speed!r}, and {manifest.id}'s {param} takes a speed in "
+                f"{unit}: say how fast",
+                RefusalKind.AMBIGUOUS,
+            )
 
     def refines(self, skill: str, args: dict[str, JsonValue], intent: Intent) -> bool:
         """Whether a clause says, in other words, how to make the call just made ("undock and back off about

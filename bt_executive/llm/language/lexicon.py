@@ -557,6 +557,10 @@ class Lexicon(BaseModel):
     filler_prefixes: list[str] = Field(default_factory=list, description="politeness dropped before a clause")
     filler_suffixes: list[str] = Field(default_factory=list, description="politeness dropped after a clause")
     adverbs: list[str] = Field(default_factory=list, description="manner words dropped wherever they stand")
+    speed_adverbs: list[str] = Field(
+        default_factory=list,
+        description="adverbs that say how fast ('slowly'): for a skill that takes a speed, the number must be said",
+    )
     home_phrases: list[str] = Field(description="regular expressions for whole clauses that mean go home")
     home_pose_words: Words = Field(description="words of a home phrase that name the arm or its pose, not the base")
     amount_frames: dict[Literal["before", "after"], list[str]] = Field(
