@@ -394,6 +394,7 @@ def _warehouse(folder: Path) -> tuple[GrammarPlanner, WorldState]:
             language={"phrases": ["drop off", "offload"]},
         ),
         _skill("wh/cycle_count", ["INSPECT"], ["tote"], {"location": "object"}, language={"phrases": ["count"]}),
+        _skill("wh/travel", ["NAVIGATE"], ["aisle", "zone"], {"zone": "place"}, language={"phrases": ["travel to"]}),
     ]
     fork = skills[0]["parameters"]
     assert isinstance(fork, dict)
@@ -414,7 +415,8 @@ def _warehouse(folder: Path) -> tuple[GrammarPlanner, WorldState]:
                     "position": [0.4, -0.3, 0.4],
                     "affordances": ["support"],
                 },
-            ]
+            ],
+            "regions": {"aisle_1": [[6.0, 0.0, 0.0], [26.0, 3.5, 5.0]], "aisle_3": [[6.0, 4.5, 0.0], [26.0, 8.0, 5.0]]},
         }
     )
     return GrammarPlanner(SkillRegistry.discover([folder], use_entry_points=False), owner="wh"), world
@@ -551,3 +553,10 @@ def test_a_height_said_with_to_and_a_drop_said_at_a_place(tmp_path: Path) -> Non
     assert _calls(planner.plan("drop it at pack station 2", holding)) == [
         ("wh/drop_tote", {"station": "pack_station_2"})
     ]
+
+
+def test_a_place_numbered_in_words(tmp_path: Path) -> None:
+    """ "travel to aisle one" was refused as naming aisle_1 and aisle_3 ("one" is a word that names nothing)."""
+    planner, world = _warehouse(tmp_path)
+    for task, aisle in (("travel to aisle one", "aisle_1"), ("travel to aisle three", "aisle_3")):
+        assert _calls(planner.plan(task, world)) == [("wh/travel", {"zone": aisle})]

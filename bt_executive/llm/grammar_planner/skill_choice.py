@@ -249,7 +249,14 @@ def regions_partly_named(phrase: str, world: WorldState, lexicon: Lexicon | None
 
 
 def _place_words(phrase: str, lexicon: Lexicon) -> set[str]:
-    return set(phrase_words(phrase)) - set(lexicon.ignored) - {"the", "a", "an"}
+    """The words of a place phrase that name it; a number word after a word is its digits ("aisle one": aisle 1)."""
+    said = phrase_words(phrase)
+    articles = {"the", "a", "an"}
+    read = [
+        str(lexicon.number_words[w]) if w in lexicon.number_words and n and said[n - 1] not in articles else w
+        for n, w in enumerate(said)
+    ]
+    return set(read) - set(lexicon.ignored) - articles
 
 
 def _holding(lexicon: Lexicon) -> re.Pattern[str]:
