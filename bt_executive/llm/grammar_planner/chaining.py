@@ -209,18 +209,23 @@ class Chaining(ObjectPhrases):
             raise MissingSkill(f"no skill of this robot picks up {obj} (none has the effect holding(...))")
         return found
 
-    def placer(self, target: str) -> tuple[str, str]:
+    def placer(self, target: str, held: str | None = None) -> tuple[str, str]:
         """The skill that puts what is held at ``target``, and its destination parameter, by the manifests.
 
         Among the skills that release what they hold (an effect ``gripper_empty``) into a destination
-        parameter: the one whose ``objects`` name the target's category (a bin: place_in), else one whose
-        preconditions the target affords (support(bowl): place_on)."""
+        parameter, and hold it with what the skill that picks ``held`` up holds it with (a pallet on the lift is
+        not set down by the tote arm): the one whose ``objects`` name the target's category (a bin: place_in),
+        else one whose preconditions the target affords (support(bowl): place_on)."""
         obj = self.world.object(target)
+        picking = self.achiever(atom("holding", held)) if held is not None else None
+        holds_with = _holder(self.registry.get(picking[0])) if picking is not None else frozenset()
         ranked: list[tuple[int, str, str]] = []
         for manifest in self.registry:
             destination = next((p for p, r in manifest.roles().items() if r is Role.DESTINATION), None)
             required = (manifest.parameters or {}).get("required", ())
             if destination is None or "gripper_empty" not in manifest.effects or list(required) != [destination]:
+                continue
+            if holds_with and not holds_with & _holder(manifest):
                 continue
             needs = affordance_needs(manifest, destination)
             if obj is None or any(not obj.affords(n) for n in needs):
@@ -255,7 +260,7 @@ class Chaining(ObjectPhrases):
         if surface is None:
             return False
         self.notes.append(f"put {held} down on the {surface} {why}")
-        skill, param = self.placer(surface)
+        skill, param = self.placer(surface, held)
         self.emit(skill, {param: surface}, f"put {held} down {why}", [atom("on", held, surface)])
         return True
 
@@ -268,10 +273,16 @@ class Chaining(ObjectPhrases):
         if surface is None:
             raise UnplannableStep(f"{intent.clause!r} needs an empty gripper, but it holds {held}; say where to put it")
         self.notes.append(f"put {held} down on the {surface}: {intent.clause!r} needs an empty gripper")
-        skill, param = self.placer(surface)
+        skill, param = self.placer(surface, held)
         self.emit(skill, {param: surface}, f"{intent.clause}: put {held} down first")
         self.set_aside.add(len(self.steps) - 1)
 
     def affords(self, object_id: str, affordance: str) -> bool:
         """Whether the world says ``object_id`` affords this (a drawer listed only by id opens)."""
         return self.state.holds(atom(affordance, object_id))
+
+
+def _holder(manifest: SkillManifest) -> frozenset[str]:
+    """What of the robot a skill holds things with: what it requires, less the base and the cameras ("lift" for a
+    pallet fork, "arm" and "gripper" for a tote arm)."""
+    return frozenset(r for r in manifest.requires if r != "mobile_base" and not r.startswith("camera"))

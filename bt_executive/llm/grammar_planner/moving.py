@@ -54,6 +54,8 @@ class Moving(SkillActs):
             taken = next((p for p, r in roles.items() if r is Role.OBJECT), None)
             if source is None or taken is None or f"holding({taken})" not in manifest.effects:
                 continue
+            if source not in (manifest.parameters or {}).get("required", ()):
+                continue  # a place it takes "if known" (a slot label): not guessed from what the world says
             self.open_first(container, intent)
             if goal:
                 self.goal.append(atom("holding", obj))
@@ -91,7 +93,7 @@ class Moving(SkillActs):
                 self.skip(f"put({obj}, {target})", atom(relation, obj, target))
                 return
         try:
-            skill, param = self.placer(target)
+            skill, param = self.placer(target, obj)
         except MissingSkill:
             moving = self.mover(obj, target, relation=placed[-1].name)
             if moving is None:
@@ -194,7 +196,7 @@ class Moving(SkillActs):
         elif self.holds("holding", obj) or (moving := self.mover(obj, base, generalist=False)) is None:
             # Held already (a pick succeeded before a replan), or no one-motion skill: place it instead.
             self._grasp(obj, intent)
-            skill, param = self.placer(base)
+            skill, param = self.placer(base, obj)
             self.emit(skill, {param: base}, intent.clause, [stacked])
         else:
             self.free_gripper(None, intent)
