@@ -399,6 +399,15 @@ def _warehouse(folder: Path) -> tuple[GrammarPlanner, WorldState]:
     fork = skills[0]["parameters"]
     assert isinstance(fork, dict)
     fork["properties"]["height"] = {"type": "number", "minimum": 5, "maximum": 180, "default": 15, "unit": "cm"}
+    pull = skills[1]["parameters"]
+    assert isinstance(pull, dict)
+    pull["properties"]["slot"] = {"type": "string", "description": "rack slot label, e.g. A3-04, if known"}
+    skills[1]["language"] = {"phrases": ["pull"], "roles": {"tote": "object", "slot": "place"}}
+    skills[0]["requires"] = [
+        "mobile_base",
+        "lift",
+    ]  # the pallet fork holds with the lift, the tote arm with its gripper
+    skills[1]["requires"] = skills[2]["requires"] = ["arm", "gripper"]
     skills[0]["language"] = {"phrases": ["lift", "raise"], "roles": {"pallet": "object", "height": "quantity"}}
     for manifest in skills:
         (folder / f"{str(manifest['id']).split('/')[1]}.yaml").write_text(yaml.safe_dump(manifest))
@@ -431,7 +440,21 @@ def test_a_step_planned_for_a_precondition_uses_a_skill_for_that_kind_of_thing(t
         ("wh/pull_tote", {"tote": "t305"}),
         ("wh/drop_tote", {"station": "pack_station_2"}),
     ]
-    assert _calls(planner.plan("put p88 on pack station 2", world))[0] == ("wh/fork_pallet", {"pallet": "p88"})
+    assert _calls(planner.plan("put t221 on pack station 2", world))[0] == ("wh/pull_tote", {"tote": "t221"})
+
+
+def test_a_thing_held_is_set_down_by_what_holds_it_and_an_optional_place_is_not_guessed(tmp_path: Path) -> None:
+    """A pallet forked onto the lift was "dropped" by the tote arm's drop ("put p88 on pack station 2"), and a
+    tote pulled from rack b1 was pulled with slot=rack_b1, a slot label taken only "if known": the drop holds with
+    the gripper, not the lift, so no skill here sets the pallet down there; the slot is left out."""
+    planner, world = _warehouse(tmp_path)
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("put p88 on pack station 2", world)
+    assert refused.value.kind is RefusalKind.MISSING_SKILL
+    assert _calls(planner.plan("put t221 on pack station 2", world)) == [
+        ("wh/pull_tote", {"tote": "t221"}),
+        ("wh/drop_tote", {"station": "pack_station_2"}),
+    ]
 
 
 def test_a_skill_that_puts_down_what_is_held_is_told_where_never_onto_itself(tmp_path: Path) -> None:
