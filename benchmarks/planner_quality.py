@@ -1,8 +1,8 @@
 """How good are the planners on the planner eval, robot by robot, split by split, tier by tier.
 
-Each eval robot of ``tests/golden/robots`` (tabletop, home, inspection:
-``bt_executive.llm.eval.eval_robots``) has its skills, a frozen world and two
-splits: the tuned tiers (``tasks.yaml``; the tabletop's is
+Each eval robot of ``tests/golden/robots`` (tabletop, home, inspection, and
+the warehouse and lab an outsider wrote: ``bt_executive.llm.eval.eval_robots``)
+has its skills, a frozen world and two splits: the tuned tiers (``tasks.yaml``; the tabletop's is
 ``tests/golden/planner_tasks.yaml``) and the held-out split
 (``heldout.yaml``, reported absent until it is written). Every task
 (grammar, paraphrase, quantified/multi-step, implicit precondition,
@@ -52,7 +52,8 @@ from bt_executive.llm.profiles import load_llm_config
 from bt_executive.skills.world_state import WorldState
 
 GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden"
-ROBOTS = ("tabletop", "home", "inspection")
+ROBOTS = ("tabletop", "home", "inspection", "warehouse", "lab")
+"""The last two were written by an outsider from their manifests alone (one tuned split each, no held-out)."""
 TUNED = {"tabletop": GOLDEN / "planner_tasks.yaml"}
 """Tuned files kept where they were before robots had folders; the others are the folder's tasks.yaml."""
 HEADLINE_PLANNER = "auto (no model)"

@@ -513,6 +513,18 @@ def _lab(folder: Path) -> tuple[GrammarPlanner, WorldState]:
     pipette = skills[2]["parameters"]
     assert isinstance(pipette, dict)
     pipette["properties"]["volume"] = {"type": "number", "minimum": 0.5, "maximum": 1000, "unit": "uL"}
+    pipette["properties"]["mix_cycles"] = {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 10,
+        "default": 0,
+        "unit": "count",
+    }
+    pipette["required"] = ["source", "destination", "volume"]
+    skills[2]["language"] = {
+        "phrases": ["pipette", "transfer", "dispense"],
+        "roles": {"source": "object", "destination": "destination", "volume": "quantity", "mix_cycles": "quantity"},
+    }
     unload = skills[1]["parameters"]
     assert isinstance(unload, dict)
     unload["required"] = ["plate", "instrument"]
@@ -520,10 +532,16 @@ def _lab(folder: Path) -> tuple[GrammarPlanner, WorldState]:
     for manifest in skills:
         (folder / f"{str(manifest['id']).split('/')[1]}.yaml").write_text(yaml.safe_dump(manifest))
     objects = [
-        {"id": "mp9", "category": "microplate", "position": [0.5, 0.1, 0.3], "inside": "inc1"},
-        {"id": "mp3", "category": "microplate", "position": [0.4, -0.2, 0.3], "supported_by": "bench1"},
+        {"id": "mp9", "category": "microplate", "colour": "white", "position": [0.5, 0.1, 0.3], "inside": "inc1"},
+        {
+            "id": "mp3",
+            "category": "microplate",
+            "colour": "clear",
+            "position": [0.4, -0.2, 0.3],
+            "supported_by": "bench1",
+        },
         {"id": "inc1", "category": "incubator", "position": [0.5, 0.1, 0.3], "affordances": ["container"]},
-        {"id": "pr1", "category": "reader", "position": [0.6, -0.3, 0.3], "affordances": ["container"]},
+        {"id": "pr1", "category": "plate_reader", "position": [0.6, -0.3, 0.3], "affordances": ["container"]},
         {"id": "bench1", "category": "bench", "position": [0.4, -0.2, 0.1], "affordances": ["support"]},
         {"id": "bench2", "category": "bench", "position": [0.3, 0.4, 0.1], "affordances": ["support"]},
         {"id": "res1", "category": "reservoir", "position": [0.35, 0.3, 0.2], "affordances": ["container"]},
@@ -583,3 +601,21 @@ def test_a_place_numbered_in_words(tmp_path: Path) -> None:
     planner, world = _warehouse(tmp_path)
     for task, aisle in (("travel to aisle one", "aisle_1"), ("travel to aisle three", "aisle_3")):
         assert _calls(planner.plan(task, world)) == [("wh/travel", {"zone": aisle})]
+
+
+def test_a_plate_is_a_microplate_not_the_plate_reader_and_a_loader_loads_only_its_kinds(tmp_path: Path) -> None:
+    """In a lab, "the plate" named the plate reader ('plate' qualifies a reader) and never a microplate (one word
+    that ends in it); a loader for readers and incubators loaded a plate into the reservoir; "twice" after a
+    transfer filled its mix cycles."""
+    planner, world = _lab(tmp_path)
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("load the plate into the plate reader", world)  # two microplates here: which?
+    assert (refused.value.kind, set(refused.value.candidates)) == (RefusalKind.AMBIGUOUS, {"mp3", "mp9"})
+    assert _calls(planner.plan("load the clear plate into the plate reader", world)) == [
+        ("lab/load_plate", {"plate": "mp3", "instrument": "pr1"})
+    ]
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("put mp3 in the reservoir", world)
+    assert refused.value.kind in (RefusalKind.NOT_AFFORDED, RefusalKind.MISSING_SKILL)
+    twice = _calls(planner.plan("pipette 10 ul from res1 into mp3 twice", world))
+    assert twice == [("lab/pipette", {"source": "res1", "destination": "mp3", "volume": 10.0})] * 2

@@ -31,6 +31,7 @@ from bt_executive.llm.grammar_planner.skill_choice import (
     region_named,
     regions_listed,
     regions_partly_named,
+    same_kind,
 )
 from bt_executive.llm.grounding.object_matching import (
     ObjectMatchError,
@@ -53,6 +54,7 @@ from bt_executive.llm.language.quantities import (
 from bt_executive.llm.language.quantities import fit as fit_quantity
 from bt_executive.llm.language.task_grammar import Intent, IntentAction, TaskNotUnderstood, object_phrase
 from bt_executive.llm.plan import PlannerRefused, RefusalKind
+from bt_executive.skills.affordances import AFFORDANCE_NAMES
 from bt_executive.skills.call import SkillCall
 from bt_executive.skills.conditions import goal_predicates
 from bt_executive.skills.manifest import ActionVerb, Role, SkillManifest
@@ -394,7 +396,7 @@ class SkillActs(Chaining):
                     raise TaskNotUnderstood(intent.clause, amount.text)
                 params = named or params
             if is_repetition(amount):  # "scan the shelf twice": two scans, not two levels; "patrol it twice": 2 loops
-                params = [p for p in params if set(p.split("_")) & english().repetition_params]
+                params = [p for p in params if set(p.split("_")) <= english().repetition_params]  # not mix_cycles
             fitted: dict[str, float] = {}
             for param in params:
                 try:
@@ -558,6 +560,26 @@ class SkillActs(Chaining):
             destination: None if said_from else target,
         }
 
+    def refuse_other_kind(self, manifest: SkillManifest, destination: JsonValue, acted: str | None = None) -> None:
+        """Refuse a destination of a kind the skill's ``objects`` do not name, where they name the kinds of where
+        things go ("load mp7 onto the bench" with a loader for readers and incubators; "pipette into the
+        bench"): they name the kind of something here besides what the call acts on (``acted``); a list of only
+        what it acts on ("clear the table", into the dishwasher) says nothing of where."""
+        dest = self.world.object(destination) if isinstance(destination, str) else None
+        generic = set(manifest.objects) & set(load_lexicon().ignored)
+        if dest is None or not manifest.objects or generic or names_category(manifest, dest.category):
+            return
+        acting = self.world.object(acted) if acted is not None else None
+        kinds = [o.category for o in self.world.objects if acting is None or not same_kind(o.category, acting.category)]
+        if not any(names_category(manifest, kind) for kind in kinds):
+            return
+        if any(word in AFFORDANCE_NAMES and dest.affords(word) for word in manifest.objects):
+            return  # "pour it into the bin": a skill for any container, and the bin is one
+        raise NotAfforded(
+            f"{manifest.id} puts things in or on {', '.join(manifest.objects)}, not {dest.id} "
+            f"(a {dest.category.replace('_', ' ')})"
+        )
+
     def _held_in(self, referent: Referent | None) -> str | None:
         """What the object acted on is in or on in the world now (None: nothing known)."""
         obj = self.world.object(referent.id) if referent is not None and not referent.region else None
@@ -580,11 +602,15 @@ class SkillActs(Chaining):
             if param in from_where:  # a skill that takes both where from and where to: each its own words
                 if from_where[param] is not None:
                     args[param] = from_where[param]
+                    if role is Role.DESTINATION:
+                        self.refuse_other_kind(manifest, args[param], referent.id if referent else None)
                 took_target = took_target or intent.target is not None  # said as one of the two
                 continue
             if role in (Role.DESTINATION, Role.PLACE) and (intent.target is not None or param in required):
                 place = region_named(intent.target, self.world) if intent.target and role is Role.PLACE else None
                 args[param] = place or self._target(intent, referent.id if referent else "")
+                if role is Role.DESTINATION:
+                    self.refuse_other_kind(manifest, args[param], referent.id if referent else None)
                 took_target = True
             elif role is Role.PERSON and intent.target is not None and intent.target in load_lexicon().people:
                 took_target = True  # "hand it to me": the skill's person, its default

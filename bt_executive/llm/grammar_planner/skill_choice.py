@@ -154,6 +154,12 @@ def names_category(manifest: SkillManifest, category: str, lexicon: Lexicon | No
     return bool(_canonical([category], lex) & _canonical(manifest.objects, lex))
 
 
+def same_kind(first: str, second: str, lexicon: Lexicon | None = None) -> bool:
+    """Whether two categories share a word after the lexicon's synonyms ("counter" and "table")."""
+    lex = lexicon or load_lexicon()
+    return bool(_canonical([first], lex) & _canonical([second], lex))
+
+
 def _required(manifest: SkillManifest) -> tuple[str, ...]:
     required = (manifest.parameters or {}).get("required", ())
     return tuple(required) if isinstance(required, list | tuple) else ()

@@ -259,6 +259,9 @@ def match_objects(
             by_words = []
         else:
             by_words = [o.id for o in pool if says(o)]
+        by_words = _by_head(wanted, by_words, pool)
+        if not by_words and words:  # "the black plate": a black microplate (a word that ends in the noun)
+            by_words = _by_closed_compound(words[-1], wanted, pool)
         if by_words:
             return ObjectMatch(phrase=phrase, ids=tuple(by_words), rule="words")
         linked = _linked_head(words, wanted, pool)
@@ -286,6 +289,39 @@ def match_objects(
         if len(owner.ids) == 1:
             return owner
     return ObjectMatch(phrase=phrase, ids=())
+
+
+def _by_head(wanted: set[str], found: list[str], pool: Sequence[ObjectState]) -> list[str]:
+    """Of the objects one noun names, those it names as what they are, not as a word that qualifies it: "the
+    plate" is a plate (a microplate: a word that ends in it), not the plate reader, whose kind is a reader. Only
+    when some object is so named; else what was found ("the light": the light switch, the one light here)."""
+    if len(wanted) != 1:
+        return found
+    (noun,) = wanted
+    heads = [o.id for o in pool if _head(o.category) == noun and o.id in found]
+    if heads:
+        return heads if len(heads) < len(found) else found
+    if not found:
+        return found
+    closed = [o.id for o in pool if (h := _head(o.category)).endswith(noun) and len(h) >= len(noun) + 3]
+    return closed or found
+
+
+def _by_closed_compound(noun: str, wanted: set[str], pool: Sequence[ObjectState]) -> list[str]:
+    """The objects whose kind is one word ending in ``noun`` ("microplate" for "plate") and that the phrase's
+    other words name too (their colour, their id's words)."""
+    rest = wanted - {noun}
+    return [
+        o.id
+        for o in pool
+        if (h := _head(o.category)).endswith(noun) and len(h) >= len(noun) + 3 and rest <= object_words(o)
+    ]
+
+
+def _head(category: str) -> str:
+    """The word a kind's name ends in: what the thing is ("plate_reader": reader)."""
+    words = phrase_words(category)
+    return words[-1] if words else ""
 
 
 def _held_by_modifier(
