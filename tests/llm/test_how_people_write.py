@@ -2220,3 +2220,15 @@ def test_a_speed_said_only_in_words_is_never_dropped(robots: dict[str, EvalRobot
         "navigate_to(location=boiler_room, speed=0.2)"
     ]
     assert _labels(robots["home"], "vacuum the kitchen slowly") == ["vacuum_floor(zone=kitchen)"]
+
+
+def test_go_home_on_a_robot_with_no_arm_pose_is_never_done_already(robots: dict[str, EvalRobot]) -> None:
+    """The inspection robot (no arm) planned "go home" as nothing to do (the arm's home pose held): with no pose
+    to go to, it is the base's way back, which a clause after it must say ("go back and charge": the dock)."""
+    inspection = robots["inspection"]
+    with pytest.raises(PlannerRefused):
+        AutoPlanner(inspection.registry).plan("go home", inspection.world)
+    assert _labels(inspection, "read the thermometer, then go back and charge") == [
+        "read_gauge(gauge=t3)",
+        "dock(dock=charging_dock)",
+    ]

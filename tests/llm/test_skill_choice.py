@@ -395,6 +395,7 @@ def _warehouse(folder: Path) -> tuple[GrammarPlanner, WorldState]:
         ),
         _skill("wh/cycle_count", ["INSPECT"], ["tote"], {"location": "object"}, language={"phrases": ["count"]}),
         _skill("wh/travel", ["NAVIGATE"], ["aisle", "zone"], {"zone": "place"}, language={"phrases": ["travel to"]}),
+        _skill("wh/return_to_dock", ["NAVIGATE"], ["dock"], {}, language={"phrases": ["go home", "return to dock"]}),
     ]
     fork = skills[0]["parameters"]
     assert isinstance(fork, dict)
@@ -418,6 +419,7 @@ def _warehouse(folder: Path) -> tuple[GrammarPlanner, WorldState]:
                 {"id": "p88", "category": "pallet", "position": [0.6, 0.3, 0.1], "affordances": ["graspable"]},
                 {"id": "rack_b1", "category": "rack", "position": [2.0, 2.0, 1.0], "affordances": ["container"]},
                 {"id": "t221", "category": "tote", "position": [2.0, 2.0, 0.8], "inside": "rack_b1"},
+                {"id": "tote_7", "category": "tote", "position": [0.2, 0.6, 0.3], "affordances": ["graspable"]},
                 {
                     "id": "pack_station_2",
                     "category": "station",
@@ -619,3 +621,13 @@ def test_a_plate_is_a_microplate_not_the_plate_reader_and_a_loader_loads_only_it
     assert refused.value.kind in (RefusalKind.NOT_AFFORDED, RefusalKind.MISSING_SKILL)
     twice = _calls(planner.plan("pipette 10 ul from res1 into mp3 twice", world))
     assert twice == [("lab/pipette", {"source": "res1", "destination": "mp3", "volume": 10.0})] * 2
+
+
+def test_go_home_is_a_skill_that_claims_it_and_a_bare_number_names_nothing(tmp_path: Path) -> None:
+    """A hospital courier's "go home" was an empty plan (the arm's home pose held) while its return-to-dock skill
+    lists "go home" as its own phrase; and "pull up to 9" took parcel_9 by the end of its id."""
+    planner, world = _warehouse(tmp_path)
+    assert _calls(planner.plan("go home", world)) == [("wh/return_to_dock", {})]
+    with pytest.raises(PlannerRefused):
+        planner.plan("count 7", world)
+    assert _calls(planner.plan("count tote 7", world)) == [("wh/cycle_count", {"location": "tote_7"})]

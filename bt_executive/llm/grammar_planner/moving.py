@@ -207,20 +207,24 @@ class Moving(SkillActs):
             self.emit(*moving, intent.clause)
 
     def home(self, intent: Intent) -> None:
+        claiming = [m for m in self.registry if intent.clause in m.phrases()]
+        if claiming:  # "go home", a phrase of the robot's own return-to-dock skill: that skill, not the arm's pose
+            self.act(Intent(action=IntentAction.ACT, clause=intent.clause, verb=intent.clause, bare=True))
+            return
         # "home" alone does not: "go to the kitchen, then go home" is the base's way back, not the arm's pose
         names_the_arm = set(intent.clause.split()) & (set(load_lexicon().home_pose_words) - {"home"})
-        if self.base_move(self.steps) is not None and not names_the_arm:
-            # "go to the kitchen, then come back": the base, not the arm; "... go back and charge": back to the
-            # dock, which the next clause must go to (``went_back``)
+        homing = self.achiever(atom("at_home"))
+        if (self.base_move(self.steps) is not None or homing is None) and not names_the_arm:
+            # "go to the kitchen, then come back": the base, not the arm (as on a robot with no arm pose to go to);
+            # "... go back and charge": back to the dock, which the next clause must go to (``went_back``)
             self.going_back = intent.clause
             return
+        if homing is None:  # no arm pose to be in: never done already
+            raise MissingSkill("no skill of this robot goes home (none has the effect at_home)")
         self.goal.append(atom("at_home"))
         if self.holds("at_home"):
             self.skip("home", atom("at_home"))
             return
-        homing = self.achiever(atom("at_home"))
-        if homing is None:
-            raise MissingSkill("no skill of this robot goes home (none has the effect at_home)")
         self.emit(*homing, intent.clause)
 
     def base_move(self, steps: list[SkillCall]) -> SkillCall | None:

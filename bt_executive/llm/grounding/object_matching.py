@@ -228,7 +228,7 @@ def match_objects(
         return ObjectMatch(phrase=phrase, ids=tuple(exact), rule="exact") if written else with_same_kind(exact, "exact")
     if as_id in world.regions:  # "the kitchen" is the room, not the kitchen table: a place names no object
         return ObjectMatch(phrase=phrase, ids=())
-    if as_id:
+    if as_id and not as_id.isdigit():  # "pull up to 9": a bare number names no object by part of its id
         starts_word = re.compile(rf"(?:^|_){re.escape(as_id)}")
         substring = [o.id for o in pool if starts_word.search(o.id)]
         if substring:
@@ -238,7 +238,7 @@ def match_objects(
     # A word some object here has is its own meaning: "counter" is the counter, where there is one, not a table.
     own = {w for o in pool for w in object_words(o, container=False)}
     wanted = {_own_word(w, own, table) for w in words} - ignored_words()
-    if wanted:
+    if wanted and not all(w.isdigit() for w in wanted):  # "count 7": a bare number names no object
         # An object's own words first: "the bowl" is the bowl, not also the cube inside it (nor, when
         # the bowl is ruled out, the cube inside it instead).
         # "every surface": a word for several categories names an object of any of them (unless one is so called)
