@@ -2232,3 +2232,17 @@ def test_go_home_on_a_robot_with_no_arm_pose_is_never_done_already(robots: dict[
         "read_gauge(gauge=t3)",
         "dock(dock=charging_dock)",
     ]
+
+
+def test_a_correction_that_could_replace_either_phrase_is_refused(robots: dict[str, EvalRobot]) -> None:
+    """ "take the risotto to table 4, no, the salad" took the salad and dropped the table (the correction was
+    cut at the last article): where a phrase follows the article it would replace, which one it replaces is not
+    said; the last phrase with its article is still replaced."""
+    tabletop = robots["tabletop"]
+    assert normalise_task("take the risotto to table 4, no, the salad") == "take the risotto to table 4, no, the salad"
+    with pytest.raises(PlannerError):
+        AutoPlanner(tabletop.registry).plan("put the red cube on plate, no, the bowl", tabletop.world)
+    assert _labels(tabletop, "put the red cube on the plate, no, the bowl") == [
+        "pick(object=red_cube)",
+        "place_on(target=bowl)",
+    ]

@@ -547,6 +547,7 @@ def _lab(folder: Path) -> tuple[GrammarPlanner, WorldState]:
         {"id": "bench1", "category": "bench", "position": [0.4, -0.2, 0.1], "affordances": ["support"]},
         {"id": "bench2", "category": "bench", "position": [0.3, 0.4, 0.1], "affordances": ["support"]},
         {"id": "res1", "category": "reservoir", "position": [0.35, 0.3, 0.2], "affordances": ["container"]},
+        {"id": "tr1", "category": "tube_rack", "position": [0.3, 0.35, 0.2], "affordances": ["container"]},
     ]
     world = WorldState.model_validate({"objects": objects})
     return GrammarPlanner(SkillRegistry.discover([folder], use_entry_points=False), owner="lab"), world
@@ -631,3 +632,15 @@ def test_go_home_is_a_skill_that_claims_it_and_a_bare_number_names_nothing(tmp_p
     with pytest.raises(PlannerRefused):
         planner.plan("count 7", world)
     assert _calls(planner.plan("count tote 7", world)) == [("wh/cycle_count", {"location": "tote_7"})]
+
+
+def test_a_kind_is_named_by_what_it_is_not_by_a_word_that_qualifies_it(tmp_path: Path) -> None:
+    """A pipette for tubes dispensed into a tube rack, and a restaurant's serve for dishes served into the dish
+    pit: a skill's ``objects`` name a kind by its last word (a tube rack is a rack; a plate reader a reader)."""
+    planner, world = _lab(tmp_path)
+    with pytest.raises(PlannerRefused) as refused:
+        planner.plan("pipette 10 ul from res1 into tr1", world)
+    assert refused.value.kind is RefusalKind.NOT_AFFORDED
+    assert _calls(planner.plan("load mp3 into the plate reader", world)) == [
+        ("lab/load_plate", {"plate": "mp3", "instrument": "pr1"})
+    ]

@@ -149,9 +149,12 @@ def fit(
 
 
 def names_category(manifest: SkillManifest, category: str, lexicon: Lexicon | None = None) -> bool:
-    """Whether the skill's ``objects`` name this category (after the lexicon's synonyms)."""
+    """Whether the skill's ``objects`` name this category (after the lexicon's synonyms), by what it is: the last
+    word of each ("dish_pit" is a pit, which a skill for dishes does not name; "plate reader" names a reader)."""
     lex = lexicon or load_lexicon()
-    return bool(_canonical([category], lex) & _canonical(manifest.objects, lex))
+    heads = [words[-1] for entry in manifest.objects if (words := phrase_words(entry))]
+    kind = phrase_words(category)
+    return bool(kind) and bool(_canonical(kind[-1:], lex) & _canonical(heads, lex))
 
 
 def same_kind(first: str, second: str, lexicon: Lexicon | None = None) -> bool:

@@ -231,6 +231,9 @@ def _replace(before: list[str], after: list[str], *, bare: bool) -> list[str] | 
         return before[:start] + after + before[at + 1 :]
     if first in before:
         cut = len(before) - 1 - before[::-1].index(first)
+        later = set(before[cut + 1 :]) & (_patterns().phrase_starts - _patterns().determiners)
+        if first in _patterns().determiners and later:
+            return None  # "take the risotto to table 4, no, the salad": the dish or the table? Not guessed
         return before[:cut] + after
     if _is_number(first):
         numbers = [i for i, word in enumerate(before) if _is_number(word)]
