@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from bt_executive.llm.grammar_planner.planner import GrammarPlanner
+from bt_executive.llm.grounding.object_matching import match_objects
 from bt_executive.llm.language.clause_forms import parse_clause
 from bt_executive.llm.language.quantities import QuantityOutOfBounds
 from bt_executive.llm.language.task_grammar import TaskNotUnderstood
@@ -644,3 +645,15 @@ def test_a_kind_is_named_by_what_it_is_not_by_a_word_that_qualifies_it(tmp_path:
     assert _calls(planner.plan("load mp3 into the plate reader", world)) == [
         ("lab/load_plate", {"plate": "mp3", "instrument": "pr1"})
     ]
+
+
+def test_a_kind_and_a_number_name_the_one_id_of_that_kind_ending_in_it(tmp_path: Path) -> None:
+    """A restaurant's "table 4" named nothing where the table's id is t4, nor a lab's "bench 2" bench2: the one
+    object of the kind said whose id ends in the number said is it; a number that two of the kind end in is not."""
+    planner, world = _lab(tmp_path)
+    assert _calls(planner.plan("load the clear plate into reader 1", world)) == [
+        ("lab/load_plate", {"plate": "mp3", "instrument": "pr1"})
+    ]
+    assert match_objects("bench two", world).ids == ("bench2",)
+    assert match_objects("the bench 2", world).ids == ("bench2",)
+    assert match_objects("bench 3", world).ids == ()

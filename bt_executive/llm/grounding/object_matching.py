@@ -264,6 +264,9 @@ def match_objects(
             by_words = _by_closed_compound(words[-1], wanted, pool)
         if by_words:
             return ObjectMatch(phrase=phrase, ids=tuple(by_words), rule="words")
+        numbered = _kind_numbered(words, pool)
+        if numbered:  # "table 4" is t4, "bench 2" bench2: its kind, and the number its id ends in
+            return ObjectMatch(phrase=phrase, ids=numbered, rule="words")
         linked = _linked_head(words, wanted, pool)
         if linked is not None:
             by_link = [o.id for o in pool if linked <= object_words(o)]
@@ -305,6 +308,23 @@ def _by_head(wanted: set[str], found: list[str], pool: Sequence[ObjectState]) ->
         return found
     closed = [o.id for o in pool if (h := _head(o.category)).endswith(noun) and len(h) >= len(noun) + 3]
     return closed or found
+
+
+def _kind_numbered(words: Sequence[str], pool: Sequence[ObjectState]) -> tuple[str, ...]:
+    """The one object of the kind the words before a number name whose id ends in that number ("table 4": t4 of
+    the tables; "bench two": bench2); empty unless exactly one is."""
+    if len(words) < 2:
+        return ()
+    said = str(number_words()[words[-1]]) if words[-1] in number_words() else words[-1]
+    if not said.isdigit():
+        return ()
+    kind = set(words[:-1])
+    found = tuple(
+        o.id
+        for o in pool
+        if re.search(rf"(?<!\d){said}$", o.id) and kind <= set(phrase_words(o.category)) | set(phrase_words(o.colour))
+    )
+    return found if len(found) == 1 else ()
 
 
 def _by_closed_compound(noun: str, wanted: set[str], pool: Sequence[ObjectState]) -> list[str]:
