@@ -46,7 +46,6 @@ from py_trees.common import Status
 from pydantic import JsonValue
 
 from bt_executive.llm.plan import Plan
-from bt_executive.skills.conditions import bind
 from bt_executive.skills.failures import FailureKind
 from bt_executive.skills.strategy import StrategyKind
 from bt_executive.trees.inert_tree import type_name
@@ -313,9 +312,9 @@ def node_structure(node: py_trees.behaviour.Behaviour) -> dict[str, JsonValue]:
     if isinstance(node, py_trees.decorators.Repeat):
         return {"num_success": int(node.num_success)}
     if isinstance(node, EffectsHold):
-        return {"predicates": [str(bind(e, node.step.call.args)) for e in node.effects]}
+        return {"predicates": [str(e) for e in node.effects]}  # bound to the call, as the node checks them
     if isinstance(node, PreconditionsHold):
-        return {"predicates": [str(bind(p, node.step.call.args)) for p in node.step.manifest.preconditions]}
+        return {"predicates": [str(p) for p in node.preconditions]}
     if isinstance(node, WorldCondition):
         return {"predicate": str(node.predicate)}
     if isinstance(node, PlanningNode):
