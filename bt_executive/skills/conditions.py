@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
+from bt_executive.skills.parameters import schema_defaults
 from bt_executive.skills.predicates import Predicate, parse_predicate
 from bt_executive.skills.world_state import ObjectState, WorldState
 
@@ -63,13 +64,7 @@ def bind_held(predicate: Predicate, held: str | None) -> Predicate | None:
 
 def call_args(manifest: SkillManifest, args: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
     """The call's arguments with each one it leaves out at its schema default: what the skill will use."""
-    properties = (manifest.parameters or {}).get("properties", {})
-    defaults = {
-        name: schema["default"]
-        for name, schema in properties.items()
-        if isinstance(schema, dict) and "default" in schema
-    }
-    return {**defaults, **args}
+    return {**schema_defaults(manifest.parameters or {}), **args}
 
 
 def bound_to_call(texts: Iterable[str], manifest: SkillManifest, args: Mapping[str, JsonValue]) -> list[Predicate]:

@@ -73,6 +73,20 @@ def validate_arguments(manifest: SkillManifest, args: Mapping[str, Any]) -> None
         raise InvalidArguments(manifest.id, errors)
 
 
+def schema_defaults(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Each property's ``default`` in an object schema, recursing into object properties that give none."""
+    defaults: dict[str, Any] = {}
+    props = schema.get("properties", {})
+    for name, prop in props.items() if isinstance(props, Mapping) else ():
+        if not isinstance(prop, Mapping):
+            continue
+        if "default" in prop:
+            defaults[name] = copy.deepcopy(prop["default"])
+        elif prop.get("type") == "object" and (nested := schema_defaults(prop)):
+            defaults[name] = nested
+    return defaults
+
+
 def merge_goal(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
     """Merge ``overrides`` over ``defaults``: leaves replace, dicts recurse, arrays replace whole.
 

@@ -167,10 +167,8 @@ class Moving(SkillActs):
                 continue
             if not generalist and manifest.actions[0] is not ActionVerb.PICK_AND_PLACE:
                 continue
-            try:
-                self.refuse_other_kind(manifest, target, obj)  # a plate loader does not load into a reservoir
-            except NotAfforded:
-                continue
+            if self.other_kind(manifest, target, obj) is not None:
+                continue  # a plate loader does not load into a reservoir
             named = place is not None and names_category(manifest, place.category)
             other_way = relation not in moves
             ranked.append(

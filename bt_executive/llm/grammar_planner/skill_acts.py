@@ -561,21 +561,27 @@ class SkillActs(Chaining):
         }
 
     def refuse_other_kind(self, manifest: SkillManifest, destination: JsonValue, acted: str | None = None) -> None:
-        """Refuse a destination of a kind the skill's ``objects`` do not name, where they name the kinds of where
+        """Refuse a destination of a kind the skill does not take (``other_kind``)."""
+        why = self.other_kind(manifest, destination, acted)
+        if why is not None:
+            raise NotAfforded(why)
+
+    def other_kind(self, manifest: SkillManifest, destination: JsonValue, acted: str | None = None) -> str | None:
+        """Why a destination is of a kind the skill's ``objects`` do not name, where they name the kinds of where
         things go ("load mp7 onto the bench" with a loader for readers and incubators; "pipette into the
         bench"): they name the kind of something here besides what the call acts on (``acted``); a list of only
-        what it acts on ("clear the table", into the dishwasher) says nothing of where."""
+        what it acts on ("clear the table", into the dishwasher) says nothing of where. None when it takes it."""
         dest = self.world.object(destination) if isinstance(destination, str) else None
         generic = set(manifest.objects) & set(load_lexicon().ignored)
         if dest is None or not manifest.objects or generic or names_category(manifest, dest.category):
-            return
+            return None
         acting = self.world.object(acted) if acted is not None else None
         kinds = [o.category for o in self.world.objects if acting is None or not same_kind(o.category, acting.category)]
         if not any(names_category(manifest, kind) for kind in kinds):
-            return
+            return None
         if any(word in AFFORDANCE_NAMES and dest.affords(word) for word in manifest.objects):
-            return  # "pour it into the bin": a skill for any container, and the bin is one
-        raise NotAfforded(
+            return None  # "pour it into the bin": a skill for any container, and the bin is one
+        return (
             f"{manifest.id} puts things in or on {', '.join(manifest.objects)}, not {dest.id} "
             f"(a {dest.category.replace('_', ' ')})"
         )

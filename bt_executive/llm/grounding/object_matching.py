@@ -55,7 +55,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
-from bt_executive.llm.language.noun_phrases import articles, phrase_words
+from bt_executive.llm.language.noun_phrases import articles, looks_plural, phrase_words
 from bt_executive.llm.language.quantities import number_words
 from bt_executive.llm.plan import PlannerError, PlannerRefused, RefusalKind
 from bt_executive.skills.conditions import DRAWER_OPEN_FRACTION
@@ -306,7 +306,7 @@ def _by_head(wanted: set[str], found: list[str], pool: Sequence[ObjectState]) ->
         return heads if len(heads) < len(found) else found
     if not found:
         return found
-    closed = [o.id for o in pool if (h := _head(o.category)).endswith(noun) and len(h) >= len(noun) + 3]
+    closed = [o.id for o in pool if _ends_in(o.category, noun)]
     return closed or found
 
 
@@ -331,17 +331,19 @@ def _by_closed_compound(noun: str, wanted: set[str], pool: Sequence[ObjectState]
     """The objects whose kind is one word ending in ``noun`` ("microplate" for "plate") and that the phrase's
     other words name too (their colour, their id's words)."""
     rest = wanted - {noun}
-    return [
-        o.id
-        for o in pool
-        if (h := _head(o.category)).endswith(noun) and len(h) >= len(noun) + 3 and rest <= object_words(o)
-    ]
+    return [o.id for o in pool if _ends_in(o.category, noun) and rest <= object_words(o)]
 
 
 def _head(category: str) -> str:
     """The word a kind's name ends in: what the thing is ("plate_reader": reader)."""
     words = phrase_words(category)
     return words[-1] if words else ""
+
+
+def _ends_in(category: str, noun: str) -> bool:
+    """Whether a kind's last word is one word made of another and ``noun`` ("microplate" for "plate")."""
+    head = _head(category)
+    return head.endswith(noun) and len(head) >= len(noun) + 3
 
 
 def _held_by_modifier(
@@ -667,7 +669,7 @@ def _by_position(
     if patterns.place_part.search(found.group("x")):
         return None  # "the left of the plate", "the right side of the table": a place, not an object
     said = set(found.group("x").split()) - set(load_lexicon().stop_words)
-    if any(re.fullmatch(r"[a-z]+[^s]s", word) for word in said):
+    if any(looks_plural(word) for word in said):
         return None  # "the cubes on the left", "the cubes left": several, never the one furthest that way
     candidates = match_objects(found.group("x"), world, exclude=exclude, among=among).ids
     objects = {o.id: o for o in world.objects}

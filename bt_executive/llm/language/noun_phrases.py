@@ -91,6 +91,12 @@ def stated_count(phrase: str) -> int | None:
     return 2 if text.startswith("both ") else None
 
 
+def looks_plural(word: str) -> bool:
+    """Whether a word has the shape of a plural noun ("cubes", "gauges"; not "glass", "is"): read by shape where
+    the lexicon does not know the word."""
+    return re.fullmatch(r"[a-z]+[^s]s", word) is not None
+
+
 def expand_phrase(phrase: str) -> tuple[tuple[str, ...], bool]:
     """The phrases a possibly plural phrase stands for, and whether it is quantified ("all the cubes").
 

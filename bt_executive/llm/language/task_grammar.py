@@ -59,7 +59,7 @@ from bt_executive.llm.language.intents import (
 )
 from bt_executive.llm.language.lexicon import Lexicon, alternatives, load_lexicon
 from bt_executive.llm.language.lexicon_patterns import _compiled
-from bt_executive.llm.language.noun_phrases import expand_phrase
+from bt_executive.llm.language.noun_phrases import expand_phrase, looks_plural
 from bt_executive.llm.language.quantities import (
     COUNT,
     NUMBER_WORDS,
@@ -526,7 +526,7 @@ def _ordered_in_clause(clause: str, skill_phrases: Collection[str]) -> Intent | 
         if intent is None or intent.object is None:
             return None
         phrases, quantified = expand_phrase(intent.object)
-        several = quantified or len(phrases) > 1 or re.search(r"[^s]s$", intent.object) is not None
+        several = quantified or len(phrases) > 1 or looks_plural(intent.object.split()[-1])
         order = _order_said(" ".join(words[cut:]))
         return intent.model_copy(update={"order": order}) if several and order is not None else None
     return None

@@ -22,7 +22,6 @@ manifest for every field a call may leave out.
 
 from __future__ import annotations
 
-import copy
 import functools
 from collections.abc import Mapping
 from typing import Any, TypeVar
@@ -34,7 +33,7 @@ from bt_executive.skills.dirs import default_skill_dirs
 from bt_executive.skills.errors import ManifestError, Problem
 from bt_executive.skills.failures import FailureKind
 from bt_executive.skills.manifest import SkillManifest
-from bt_executive.skills.parameters import field_errors, merge_goal
+from bt_executive.skills.parameters import field_errors, merge_goal, schema_defaults
 from bt_executive.skills.registry import SkillRegistry
 
 MANIFEST_OWNER = "tabletop"
@@ -70,21 +69,7 @@ def scripted_manifest(name: str, view: type[ArgumentView]) -> SkillManifest:
 def manifest_defaults(manifest: SkillManifest) -> dict[str, Any]:
     """What a call may leave out: the parameter schema's ``default``s with ``ros.default_goal`` merged over them."""
     goal = manifest.ros.default_goal if manifest.ros is not None else {}
-    return merge_goal(_schema_defaults(manifest.parameters or {}), goal)
-
-
-def _schema_defaults(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """Each property's ``default`` in an object schema, recursing into object properties that give none."""
-    defaults: dict[str, Any] = {}
-    props = schema.get("properties", {})
-    for name, prop in props.items() if isinstance(props, Mapping) else ():
-        if not isinstance(prop, Mapping):
-            continue
-        if "default" in prop:
-            defaults[name] = copy.deepcopy(prop["default"])
-        elif prop.get("type") == "object" and (nested := _schema_defaults(prop)):
-            defaults[name] = nested
-    return defaults
+    return merge_goal(schema_defaults(manifest.parameters or {}), goal)
 
 
 def read_arguments(skill: str, manifest: SkillManifest, view: type[_View], raw: Mapping[str, JsonValue]) -> _View:
